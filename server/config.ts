@@ -1,0 +1,72 @@
+/**
+ * Configuration, read once from the environment, validated and frozen.
+ * Nothing else in the code base reads process.env: it receives a Config.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Config {
+  /** Elasticsearch base URL. */
+  readonly esUrl: string;
+  /** Redis URL. */
+  readonly redisUrl: string;
+  /** Prefix of every index, alias and Redis key. Lowercase letters, digits, '-' and '_'. */
+  readonly namespace: string;
+  /** HTTP port of the API. */
+  readonly port: number;
+  /** Where bintel keeps local state: the Elasticsearch install, its data and logs, demo data. */
+  readonly home: string;
+  /** Version of the local Elasticsearch that `bintel es start` provisions. */
+  readonly esVersion: string;
+  /** Heap of the local Elasticsearch, e.g. "1g". */
+  readonly esHeap: string;
+  /** Port of the local Elasticsearch (taken from esUrl). */
+  readonly esPort: number;
+  /** pino log level. */
+  readonly logLevel: string;
+}
+
+const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
+
+export class ConfigError extends Error {}
+
+/** Builds the configuration from an environment (default: process.env). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const esUrl = (env.ES_URL || 'http://127.0.0.1:9200').replace(/\/+$/, '');
+  const redisUrl = env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const namespace = env.BINTEL_NAMESPACE || 'bintel';
+  if (!NAMESPACE_RE.test(namespace)) {
+    throw new ConfigError(
+      `BINTEL_NAMESPACE "${namespace}" is invalid: use 1-41 lowercase letters, digits, '-' or '_', starting with a letter or digit`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(esUrl);
+  } catch {
+    throw new ConfigError(`ES_URL "${esUrl}" is not a URL`);
+  }
+  try {
+    new URL(redisUrl);
+  } catch {
+    throw new ConfigError(`REDIS_URL "${redisUrl}" is not a URL`);
+  }
+  const port = Number(env.PORT || 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT "${env.PORT}" is not a port number`);
+  return Object.freeze({
+    esUrl,
+    redisUrl,
+    namespace,
+    port,
+    home: env.BINTEL_HOME || join(homedir(), '.bintel'),
+    esVersion: env.BINTEL_ES_VERSION || '8.19.7',
+    esHeap: env.BINTEL_ES_HEAP || '1g',
+    esPort: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    logLevel: env.LOG_LEVEL || 'info',
+  });
+}
+
+/** Namespace of the sandbox data that test keys read. */
+export function sandboxNamespace(ns: string): string {
+  return `${ns}-sandbox`;
+}
