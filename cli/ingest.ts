@@ -1,0 +1,126 @@
+/**
+ * `bintel ingest`, `bintel reindex`, `bintel indices` and `bintel rollback`: wiring only.
+ */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { loadConfig } from '../server/config.ts';
+import { createEs } from '../server/adapters/es.ts';
+import { ENTITIES, ENTITY_NAMES, entity } from '../mappings/index.ts';
+import { listVersions, rollback } from '../ingest/indices.ts';
+import { LoadAborted, type LoadSummary } from '../ingest/load.ts';
+import { ingestFile, namespaceFor, reindexResource } from '../ingest/run.ts';
+
+function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+function nonNegativeInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+function resourceArg(v: string): string {
+  if (!ENTITY_NAMES.includes(v as never)) throw new InvalidArgumentError(`expected one of ${ENTITY_NAMES.join(', ')}`);
+  return v;
+}
+
+function printSummary(verb: string, s: LoadSummary & { report: string | null }): void {
+  const secs = s.elapsedMs / 1000;
+  const lines = [
+    `${verb} ${s.entity}: read ${s.read} = indexed ${s.indexed} + rejected ${s.rejected}`,
+    `  index ${s.index} (${s.docs} documents) is now live behind ${s.alias}${s.previous ? `; previous ${s.previous} kept for rollback` : ''}`,
+    `  ${secs.toFixed(1)} s, ${Math.round(s.read / Math.max(secs, 0.001))} rows/s`,
+  ];
+  if (s.pruned.length) lines.push(`  deleted older versions: ${s.pruned.join(', ')}`);
+  if (s.report) lines.push(`  rejected rows are listed in ${s.report}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Turns a LoadAborted into its exit code with a clear message. */
+async function run(fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof LoadAborted) {
+      process.stderr.write(`bintel: ${err.message}\nbintel: aborted; the alias still serves the previous complete index\n`);
+      process.exit(err.exitCode);
+    }
+    throw err;
+  }
+}
+
+const loadOptions = (c: Command) =>
+  c
+    .option('--sandbox', 'load into the sandbox namespace that test keys read')
+    .option('--batch-size <n>', 'documents per bulk request', positiveInt, 2000)
+    .option('--concurrency <n>', 'bulk requests in flight', positiveInt, 2)
+    .option('--shards <n>', 'primary shards of the new index', positiveInt, 1)
+    .option('--replicas <n>', 'replicas of the new index once loaded', nonNegativeInt, 0);
+
+export function registerIngestCommands(program: Command): void {
+  loadOptions(
+    program
+      .command('ingest')
+      .description(`stream a CSV file into a new version of a resource's index, then swap the alias (load order: ${ENTITY_NAMES.join(', ')})`)
+      .argument('<resource>', ENTITY_NAMES.join(' | '), resourceArg)
+      .argument('<file>', 'CSV file with a header line'),
+  )
+    .option('--errors <file>', 'error report path (default <file>.errors.csv)')
+    .option('--ignore-unknown-columns', 'skip columns the resource does not define instead of refusing the file')
+    .option('--allow-empty', 'accept a header-only file and serve an empty index')
+    .action((resource: string, file: string, o) =>
+      run(async () => {
+        const s = await ingestFile(loadConfig(), resource, file, { ...o, ignoreUnknownColumns: o.ignoreUnknownColumns });
+        printSummary('ingest', s);
+      }),
+    );
+
+  loadOptions(
+    program
+      .command('reindex')
+      .description('rebuild a resource from its live index with the current mapping and current parents, then swap the alias')
+      .argument('<resource>', ENTITY_NAMES.join(' | '), resourceArg),
+  ).action((resource: string, o) =>
+    run(async () => {
+      printSummary('reindex', await reindexResource(loadConfig(), resource, o));
+    }),
+  );
+
+  program
+    .command('indices')
+    .description('list the versions of each resource index: live, complete, kept for rollback')
+    .argument('[resource]', ENTITY_NAMES.join(' | '), resourceArg)
+    .option('--sandbox', 'the sandbox namespace')
+    .option('--json', 'JSON output')
+    .action(async (resource: string | undefined, o: { sandbox?: boolean; json?: boolean }) => {
+      const config = loadConfig();
+      const es = createEs(config);
+      const ns = namespaceFor(config, o.sandbox);
+      const defs = resource ? [entity(resource)] : ENTITIES;
+      const all: Record<string, unknown> = {};
+      for (const def of defs) {
+        const versions = await listVersions(es, ns, def);
+        all[def.name] = versions;
+        if (o.json) continue;
+        process.stdout.write(`${ns}-${def.name}\n`);
+        if (!versions.length) process.stdout.write('  (no index: load it with bintel ingest)\n');
+        for (const v of versions) {
+          const state = v.live ? 'LIVE' : v.complete ? 'rollback' : 'incomplete';
+          process.stdout.write(`  ${state.padEnd(10)} ${v.index}  ${v.docs} docs  ${(v.sizeBytes / 1e6).toFixed(1)} MB  ${v.createdAt}${v.stale ? '  (older mapping: bintel reindex)' : ''}\n`);
+        }
+      }
+      if (o.json) process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+    });
+
+  program
+    .command('rollback')
+    .description('point the alias back at the previous complete version of a resource')
+    .argument('<resource>', ENTITY_NAMES.join(' | '), resourceArg)
+    .option('--sandbox', 'the sandbox namespace')
+    .action(async (resource: string, o: { sandbox?: boolean }) => {
+      const config = loadConfig();
+      const r = await rollback(createEs(config), namespaceFor(config, o.sandbox), entity(resource));
+      process.stdout.write(`rolled back ${resource}: ${r.from} → ${r.to}\n`);
+    });
+}

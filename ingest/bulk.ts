@@ -1,0 +1,117 @@
+/**
+ * A bulk writer with bounded concurrency and backpressure: `add` resolves once the batch is
+ * in flight and fewer than `concurrency` requests are pending, so a reader that awaits it
+ * never runs ahead of Elasticsearch. Whole-request failures (429, 5xx, connection) and
+ * per-item 429/5xx are retried with exponential backoff; per-item 4xx reject that row.
+ */
+import type { Es } from '../server/adapters/es.ts';
+import { esErrors } from '../server/adapters/es.ts';
+import type { PreparedRow, RejectedRow } from './transform.ts';
+
+export interface BulkWriterOptions {
+  es: Es;
+  index: string;
+  concurrency: number;
+  /** Retries of one request before the load aborts. */
+  maxRetries?: number;
+  /** First backoff delay, ms (doubles each retry, capped at 15 s, with jitter). */
+  backoffMs?: number;
+  onIndexed: (n: number) => void;
+  onRejected: (r: RejectedRow) => void;
+  onRetry?: (attempt: number, reason: string) => void;
+}
+
+interface BulkItem {
+  index?: { status: number; error?: { type?: string; reason?: string } };
+}
+
+/** Serializes rows as `_bulk` NDJSON index actions. */
+export function toNdjson(rows: readonly PreparedRow[]): string {
+  let s = '';
+  for (const r of rows) s += `{"index":{"_id":${JSON.stringify(r.id)}}}\n${JSON.stringify(r.doc)}\n`;
+  return s;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function retryable(err: unknown): boolean {
+  if (err instanceof esErrors.ResponseError) return err.statusCode === 429 || (err.statusCode ?? 0) >= 500;
+  return err instanceof esErrors.ConnectionError || err instanceof esErrors.TimeoutError || err instanceof esErrors.NoLivingConnectionsError;
+}
+
+export class BulkWriter {
+  private readonly pending = new Set<Promise<void>>();
+  private failure: Error | null = null;
+  private readonly opts: Required<Omit<BulkWriterOptions, 'onRetry'>> & Pick<BulkWriterOptions, 'onRetry'>;
+
+  constructor(opts: BulkWriterOptions) {
+    this.opts = { maxRetries: 8, backoffMs: 250, ...opts };
+  }
+
+  /** Queues a batch; waits while `concurrency` requests are in flight. Throws once a request has failed for good. */
+  async add(rows: PreparedRow[]): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (!rows.length) return;
+    const p = this.send(rows).catch((err: unknown) => {
+      this.failure ??= err instanceof Error ? err : new Error(String(err));
+    });
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+    while (this.pending.size >= this.opts.concurrency) await Promise.race(this.pending);
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits for every request in flight. */
+  async flush(): Promise<void> {
+    await Promise.all(this.pending);
+    if (this.failure) throw this.failure;
+  }
+
+  private async send(rows: PreparedRow[]): Promise<void> {
+    let todo = rows;
+    for (let attempt = 0; ; attempt++) {
+      let items: BulkItem[];
+      try {
+        items = await this.request(todo);
+      } catch (err) {
+        if (!retryable(err) || attempt >= this.opts.maxRetries) throw new Error(`bulk request to ${this.opts.index} failed: ${describe(err)}`);
+        await this.backoff(attempt, describe(err));
+        continue;
+      }
+      const retry: PreparedRow[] = [];
+      let indexed = 0;
+      items.forEach((item, i) => {
+        const res = item.index;
+        const row = todo[i];
+        if (!res || res.status < 300) indexed++;
+        else if (res.status === 429 || res.status >= 500) retry.push(row);
+        else this.opts.onRejected({ row: row.row, line: row.line, issues: [{ field: '(document)', issue: 'rejected_by_elasticsearch', expected: `${res.error?.type ?? res.status}: ${res.error?.reason ?? ''}`.slice(0, 300) }] });
+      });
+      this.opts.onIndexed(indexed);
+      if (!retry.length) return;
+      if (attempt >= this.opts.maxRetries) throw new Error(`bulk load into ${this.opts.index}: ${retry.length} documents still rejected with 429/5xx after ${attempt} retries`);
+      todo = retry;
+      await this.backoff(attempt, `${retry.length} items rejected with 429/5xx`);
+    }
+  }
+
+  private async request(rows: PreparedRow[]): Promise<BulkItem[]> {
+    const res = (await this.opts.es.transport.request(
+      { method: 'POST', path: `/${encodeURIComponent(this.opts.index)}/_bulk`, bulkBody: toNdjson(rows), querystring: { filter_path: 'errors,items.*.status,items.*.error' } },
+      { maxRetries: 0, requestTimeout: 120_000 },
+    )) as { errors: boolean; items?: BulkItem[] };
+    if (!res.errors) return rows.map(() => ({ index: { status: 201 } }));
+    return res.items ?? [];
+  }
+
+  private async backoff(attempt: number, reason: string): Promise<void> {
+    this.opts.onRetry?.(attempt + 1, reason);
+    const base = Math.min(15_000, this.opts.backoffMs * 2 ** attempt);
+    await sleep(base / 2 + Math.random() * (base / 2));
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof esErrors.ResponseError) return `HTTP ${err.statusCode}: ${JSON.stringify(err.body).slice(0, 300)}`;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,135 @@
+/**
+ * Streams a CSV file as raw rows, checking the header against the entity definition first.
+ * Records are read as arrays (not header objects) so that column counts, record numbers and
+ * line numbers are exact, in order, and in our hands.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { parse } from 'fast-csv';
+import type { FieldDef } from '../mappings/types.ts';
+import type { RawRow } from './transform.ts';
+
+/** An input problem found before or while reading: the load stops, nothing is swapped. */
+export class InputError extends Error {
+  constructor(message: string, readonly where?: { row: number; line: number }) {
+    super(message);
+  }
+}
+
+/** Result of reading one record that cannot become a row. */
+export interface BadRecord {
+  row: number;
+  line: number;
+  field: string;
+  issue: string;
+  expected: string;
+}
+
+export interface CsvSource {
+  header: string[];
+  /** Raw rows, or bad records (wrong column count, invalid UTF-8), in file order. */
+  records: AsyncGenerator<RawRow | BadRecord>;
+  /** Bytes read so far (for progress). */
+  bytesRead: () => number;
+  totalBytes: number;
+}
+
+export function isBadRecord(r: RawRow | BadRecord): r is BadRecord {
+  return (r as BadRecord).issue !== undefined;
+}
+
+function newlines(values: readonly string[]): number {
+  let n = 0;
+  for (const v of values) for (let i = v.indexOf('\n'); i !== -1; i = v.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** Checks header names against the CSV fields: unknown, duplicate and missing required columns. */
+export function checkHeader(header: string[], fields: readonly FieldDef[], opts: { ignoreUnknown?: boolean } = {}): string[] {
+  const known = new Set(fields.map((f) => f.name));
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const h of header) {
+    if (seen.has(h)) problems.push(`duplicate column "${h}"`);
+    seen.add(h);
+  }
+  const unknown = header.filter((h) => !known.has(h));
+  if (unknown.length && !opts.ignoreUnknown) problems.push(`unknown column(s): ${unknown.join(', ')} (pass --ignore-unknown-columns to skip them)`);
+  const missing = fields.filter((f) => f.source.kind === 'csv' && f.source.required && !seen.has(f.name)).map((f) => f.name);
+  if (missing.length) problems.push(`missing required column(s): ${missing.join(', ')}`);
+  return problems;
+}
+
+/**
+ * Opens a CSV file: refuses a missing, unreadable or empty file and a bad header with an
+ * InputError before anything is loaded.
+ */
+export async function openCsv(path: string, fields: readonly FieldDef[], opts: { ignoreUnknown?: boolean } = {}): Promise<CsvSource> {
+  let size: number;
+  try {
+    const st = await stat(path);
+    if (!st.isFile()) throw new InputError(`${path} is not a file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path}: ${(err as Error).message}`);
+  }
+  if (size === 0) throw new InputError(`${path} is empty: expected a header line and data rows`);
+
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  const parser = stream.pipe(parse({ headers: false, ignoreEmpty: true }));
+  stream.on('error', (err) => parser.destroy(err));
+  const it = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+
+  const first = await it.next().catch((err: Error) => {
+    throw new InputError(`cannot parse the header of ${path}: ${err.message}`);
+  });
+  if (first.done) throw new InputError(`${path} has no header line`);
+  const header = first.value.map((h) => h.trim());
+  if (header.some((h) => h.includes('\uFFFD'))) throw new InputError(`the header of ${path} is not valid UTF-8`);
+  const problems = checkHeader(header, fields, opts);
+  if (problems.length) {
+    stream.destroy();
+    throw new InputError(`bad header in ${path}: ${problems.join('; ')}. Expected columns: ${fields.map((f) => f.name).join(', ')}`);
+  }
+  const known = new Set(fields.map((f) => f.name));
+  const columns = header.map((h) => (known.has(h) ? h : null));
+
+  async function* records(): AsyncGenerator<RawRow | BadRecord> {
+    let row = 0;
+    let line = 2 + newlines(first.value as string[]);
+    while (true) {
+      let next: IteratorResult<string[]>;
+      try {
+        next = await it.next();
+      } catch (err) {
+        const msg = (err as Error).message;
+        const hint = /missing closing/i.test(msg) ? 'unterminated quoted field (a " opened and never closed)' : msg;
+        throw new InputError(`row ${row + 1} (line ${line}): ${hint}`, { row: row + 1, line });
+      }
+      if (next.done) return;
+      const values = next.value;
+      row++;
+      const at = { row, line };
+      line += 1 + newlines(values);
+      if (values.length !== header.length) {
+        yield { ...at, field: '(row)', issue: 'wrong_column_count', expected: `${header.length} columns, got ${values.length}` };
+        continue;
+      }
+      const bad = values.findIndex((v) => v.includes('\uFFFD'));
+      if (bad !== -1) {
+        yield { ...at, field: header[bad], issue: 'invalid_utf8', expected: 'valid UTF-8 text' };
+        continue;
+      }
+      const obj: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) {
+        const c = columns[i];
+        if (c) obj[c] = values[i];
+      }
+      yield { ...at, values: obj };
+    }
+  }
+
+  return { header, records: records(), bytesRead: () => stream.bytesRead, totalBytes: size };
+}

@@ -1,0 +1,151 @@
+/**
+ * Versioned indices behind aliases. Every load writes a new index
+ * `<ns>-<entity>-v<timestamp>`; the alias `<ns>-<entity>` moves to it atomically once it is
+ * complete, and the previous complete index is kept for rollback. Queries only ever see
+ * complete indices.
+ */
+import type { Es } from '../server/adapters/es.ts';
+import { esMappings, esSettings, mappingHash, type IndexShape } from '../mappings/es-mapping.ts';
+import type { EntityDef, EntityName } from '../mappings/types.ts';
+
+/** The alias the API reads. */
+export function aliasName(ns: string, entity: EntityName): string {
+  return `${ns}-${entity}`;
+}
+
+/** A new version name; the timestamp sorts versions by creation. */
+export function newIndexName(ns: string, entity: EntityName, now = new Date()): string {
+  const ts = now.toISOString().replace(/[-:.TZ]/g, '');
+  return `${aliasName(ns, entity)}-v${ts}`;
+}
+
+export interface IndexVersion {
+  index: string;
+  live: boolean;
+  complete: boolean;
+  docs: number;
+  sizeBytes: number;
+  createdAt: string;
+  mappingHash: string | null;
+  /** The mapping of this version differs from the current definition. */
+  stale: boolean;
+  rows: number | null;
+  source: string | null;
+}
+
+interface BintelMeta {
+  entity?: string;
+  mapping_hash?: string;
+  complete?: boolean;
+  rows?: number;
+  source?: string;
+  loaded_at?: string;
+}
+
+/** Every version of an entity's index, newest first. */
+export async function listVersions(es: Es, ns: string, def: EntityDef): Promise<IndexVersion[]> {
+  const alias = aliasName(ns, def.name);
+  const pattern = `${alias}-v*`;
+  const [mappings, stats, aliases] = await Promise.all([
+    es.indices.getMapping({ index: pattern, allow_no_indices: true, expand_wildcards: 'open' }),
+    es.indices.stats({ index: pattern, metric: ['docs', 'store'], expand_wildcards: 'open' }),
+    es.indices.getAlias({ name: alias }, { ignore: [404] }) as Promise<Record<string, unknown>>,
+  ]);
+  const settings = Object.keys(mappings).length
+    ? await es.indices.getSettings({ index: pattern, name: 'index.creation_date', allow_no_indices: true })
+    : {};
+  const liveSet = new Set(Object.keys(aliases ?? {}).filter((k) => k !== 'error' && k !== 'status'));
+  const current = mappingHash(def);
+  const out: IndexVersion[] = [];
+  for (const [index, m] of Object.entries(mappings)) {
+    if (!index.startsWith(`${alias}-v`)) continue;
+    const meta = ((m.mappings?._meta as { bintel?: BintelMeta } | undefined)?.bintel ?? {}) as BintelMeta;
+    const st = stats.indices?.[index]?.primaries;
+    const created = Number((settings as Record<string, { settings?: { index?: { creation_date?: string } } }>)[index]?.settings?.index?.creation_date ?? 0);
+    out.push({
+      index,
+      live: liveSet.has(index),
+      complete: meta.complete === true,
+      docs: st?.docs?.count ?? 0,
+      sizeBytes: st?.store?.size_in_bytes ?? 0,
+      createdAt: created ? new Date(created).toISOString() : '',
+      mappingHash: meta.mapping_hash ?? null,
+      stale: meta.mapping_hash !== current,
+      rows: meta.rows ?? null,
+      source: meta.source ?? null,
+    });
+  }
+  return out.sort((a, b) => b.index.localeCompare(a.index));
+}
+
+/** The index the alias points at, or null. */
+export async function liveIndex(es: Es, ns: string, entity: EntityName): Promise<string | null> {
+  const res = (await es.indices.getAlias({ name: aliasName(ns, entity) }, { ignore: [404] })) as Record<string, unknown>;
+  const names = Object.keys(res ?? {}).filter((k) => k !== 'error' && k !== 'status');
+  return names[0] ?? null;
+}
+
+/** Load-time settings: no refresh, no replicas, async translog. */
+const LOAD_SETTINGS = { refresh_interval: '-1', number_of_replicas: 0, 'translog.durability': 'async' };
+
+/** Creates a new, empty version tuned for bulk loading. */
+export async function createLoadIndex(es: Es, index: string, def: EntityDef, shape: IndexShape): Promise<void> {
+  await es.indices.create({
+    index,
+    settings: { ...esSettings(shape), ...LOAD_SETTINGS } as Record<string, unknown>,
+    mappings: esMappings(def) as Record<string, unknown>,
+  });
+}
+
+/**
+ * Makes a loaded index ready to serve: restores refresh, replicas and durability, refreshes,
+ * waits for its shards, and records completeness in the mapping `_meta`.
+ */
+export async function finishLoadIndex(es: Es, index: string, def: EntityDef, shape: IndexShape, info: { rows: number; source: string }): Promise<void> {
+  await es.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: shape.replicas, 'translog.durability': 'request' } });
+  await es.indices.refresh({ index });
+  await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
+  const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: info.rows, source: info.source, loaded_at: new Date().toISOString() };
+  await es.indices.putMapping({ index, _meta: { bintel: meta } });
+}
+
+/** Points the alias at `index` in one atomic `_aliases` call, removing it from every other version. */
+export async function swapAlias(es: Es, ns: string, entity: EntityName, index: string): Promise<string | null> {
+  const alias = aliasName(ns, entity);
+  const previous = await liveIndex(es, ns, entity);
+  const actions: Record<string, unknown>[] = [{ add: { index, alias } }];
+  if (previous && previous !== index) actions.unshift({ remove: { index: previous, alias } });
+  await es.indices.updateAliases({ actions: actions as never });
+  return previous;
+}
+
+/**
+ * Deletes versions that are neither live, nor the newest complete version before the live one
+ * (kept for rollback), nor newer than the live one (a load may be running). Exact names only.
+ */
+export async function pruneVersions(es: Es, ns: string, def: EntityDef): Promise<string[]> {
+  const versions = await listVersions(es, ns, def);
+  const live = versions.find((v) => v.live);
+  if (!live) return [];
+  const older = versions.filter((v) => v.index < live.index);
+  const keep = older.find((v) => v.complete);
+  const drop = older.filter((v) => v !== keep).map((v) => v.index);
+  if (drop.length) await es.indices.delete({ index: drop.join(','), ignore_unavailable: true });
+  return drop;
+}
+
+/** Moves the alias back to the newest complete version older than the live one. */
+export async function rollback(es: Es, ns: string, def: EntityDef): Promise<{ from: string; to: string }> {
+  const versions = await listVersions(es, ns, def);
+  const live = versions.find((v) => v.live);
+  if (!live) throw new Error(`${aliasName(ns, def.name)} points at no index: nothing to roll back`);
+  const target = versions.find((v) => v.index < live.index && v.complete);
+  if (!target) throw new Error(`no complete version of ${def.name} older than ${live.index} is kept: nothing to roll back to`);
+  await swapAlias(es, ns, def.name, target.index);
+  return { from: live.index, to: target.index };
+}
+
+/** Deletes one index by exact name (used for aborted loads). */
+export async function dropIndex(es: Es, index: string): Promise<void> {
+  await es.indices.delete({ index, ignore_unavailable: true });
+}

@@ -1,0 +1,126 @@
+/**
+ * One load: rows from a source → validate → join → bulk into a new versioned index →
+ * finish (settings restored, refreshed, marked complete) → atomic alias swap → prune.
+ * Any failure or abort drops the new index and leaves the alias where it was.
+ */
+import type { Es } from '../server/adapters/es.ts';
+import { csvFields } from '../mappings/index.ts';
+import type { IndexShape } from '../mappings/es-mapping.ts';
+import type { EntityDef } from '../mappings/types.ts';
+import { BulkWriter } from './bulk.ts';
+import { InputError, isBadRecord, type BadRecord } from './csv-source.ts';
+import type { ErrorReport } from './error-report.ts';
+import { aliasName, createLoadIndex, dropIndex, finishLoadIndex, newIndexName, pruneVersions, swapAlias } from './indices.ts';
+import { EsParentLookup } from './parents.ts';
+import { completeBatch, isRejected, prepareRow, type PreparedRow, type RawRow } from './transform.ts';
+
+export interface LoadOptions {
+  es: Es;
+  namespace: string;
+  def: EntityDef;
+  records: AsyncIterable<RawRow | BadRecord>;
+  /** Recorded in the index metadata (a file path, or "reindex of <index>"). */
+  sourceLabel: string;
+  batchSize: number;
+  concurrency: number;
+  shape: IndexShape;
+  report: ErrorReport;
+  /** Accept a source with no rows (and swap to an empty index). */
+  allowEmpty?: boolean;
+  signal?: AbortSignal;
+  onRows?: (read: number) => void;
+  onRetry?: (attempt: number, reason: string) => void;
+}
+
+export interface LoadSummary {
+  entity: string;
+  alias: string;
+  index: string;
+  previous: string | null;
+  read: number;
+  indexed: number;
+  rejected: number;
+  docs: number;
+  pruned: string[];
+  elapsedMs: number;
+}
+
+/** Exit codes of a load, shared by the CLI and its documentation. */
+export const EXIT = { ok: 0, usage: 1, inputRefused: 2, aborted: 3, interrupted: 130 } as const;
+
+export class LoadAborted extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+  }
+}
+
+/** Runs one load; throws LoadAborted (alias unchanged, new index dropped) on any failure. */
+export async function load(opts: LoadOptions): Promise<LoadSummary> {
+  const { es, namespace: ns, def, report } = opts;
+  const started = Date.now();
+  const fields = csvFields(def);
+  const lookup = new EsParentLookup(es, ns);
+  const index = newIndexName(ns, def.name);
+  let read = 0;
+  let indexed = 0;
+  const writer = new BulkWriter({
+    es,
+    index,
+    concurrency: opts.concurrency,
+    onIndexed: (n) => (indexed += n),
+    onRejected: (r) => report.add(r.row, r.line, r.issues),
+    onRetry: opts.onRetry,
+  });
+  let batch: PreparedRow[] = [];
+  const flushBatch = async () => {
+    const { done, rejected } = await completeBatch(def, batch, lookup);
+    batch = [];
+    for (const r of rejected) report.add(r.row, r.line, r.issues);
+    await writer.add(done);
+  };
+
+  await createLoadIndex(es, index, def, opts.shape);
+  try {
+    for await (const rec of opts.records) {
+      if (opts.signal?.aborted) throw new LoadAborted('interrupted', EXIT.interrupted);
+      read++;
+      opts.onRows?.(read);
+      if (isBadRecord(rec)) {
+        report.add(rec.row, rec.line, [{ field: rec.field, issue: rec.issue, expected: rec.expected }]);
+        continue;
+      }
+      const r = prepareRow(def, rec, fields);
+      if (isRejected(r)) report.add(r.row, r.line, r.issues);
+      else if (batch.push(r) >= opts.batchSize) await flushBatch();
+    }
+    if (batch.length) await flushBatch();
+    await writer.flush();
+    if (opts.signal?.aborted) throw new LoadAborted('interrupted', EXIT.interrupted);
+    if (read === 0 && !opts.allowEmpty) throw new LoadAborted('no data rows (header only): nothing loaded', EXIT.inputRefused);
+    if (indexed === 0 && read > 0 && !opts.allowEmpty) throw new LoadAborted(`all ${read} rows were rejected: nothing loaded (see ${report.path})`, EXIT.aborted);
+    if (read !== indexed + report.rows) throw new LoadAborted(`row accounting mismatch: read ${read}, indexed ${indexed}, rejected ${report.rows}`, EXIT.aborted);
+    await finishLoadIndex(es, index, def, opts.shape, { rows: indexed, source: opts.sourceLabel });
+    const previous = await swapAlias(es, ns, def.name, index);
+    const pruned = await pruneVersions(es, ns, def);
+    const count = await es.count({ index });
+    return {
+      entity: def.name,
+      alias: aliasName(ns, def.name),
+      index,
+      previous,
+      read,
+      indexed,
+      rejected: report.rows,
+      docs: count.count,
+      pruned,
+      elapsedMs: Date.now() - started,
+    };
+  } catch (err) {
+    await dropIndex(es, index).catch(() => {});
+    if (err instanceof LoadAborted) throw err;
+    if (err instanceof InputError) throw new LoadAborted(err.message, EXIT.aborted);
+    throw new LoadAborted(err instanceof Error ? err.message : String(err), EXIT.aborted);
+  } finally {
+    await report.close();
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The operator-facing operations behind `bintel ingest` and `bintel reindex`: they add the
+ * source, the progress display, the error report and Ctrl-C handling around `load`.
+ */
+import { basename, resolve } from 'node:path';
+import type { Config } from '../server/config.ts';
+import { sandboxNamespace } from '../server/config.ts';
+import { createEs, type Es } from '../server/adapters/es.ts';
+import { csvFields, entity } from '../mappings/index.ts';
+import type { IndexShape } from '../mappings/es-mapping.ts';
+import type { Doc, EntityDef } from '../mappings/types.ts';
+import { InputError, openCsv } from './csv-source.ts';
+import { ErrorReport } from './error-report.ts';
+import { liveIndex } from './indices.ts';
+import { EXIT, LoadAborted, load, type LoadSummary } from './load.ts';
+import { Progress } from './progress.ts';
+import type { RawRow } from './transform.ts';
+
+export interface LoadFlags {
+  sandbox?: boolean;
+  batchSize?: number;
+  concurrency?: number;
+  shards?: number;
+  replicas?: number;
+  /** Progress output (default stderr); null for none. */
+  progress?: NodeJS.WriteStream | null;
+}
+
+export interface IngestFlags extends LoadFlags {
+  errors?: string;
+  ignoreUnknownColumns?: boolean;
+  allowEmpty?: boolean;
+}
+
+const DEFAULTS = { batchSize: 2000, concurrency: 2 } as const;
+
+export function namespaceFor(config: Config, sandbox?: boolean): string {
+  return sandbox ? sandboxNamespace(config.namespace) : config.namespace;
+}
+
+function shapeOf(flags: LoadFlags): IndexShape {
+  return { shards: flags.shards ?? 1, replicas: flags.replicas ?? 0 };
+}
+
+function checkPositive(name: string, v: number | undefined): void {
+  if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new LoadAborted(`${name} must be a positive integer, got ${v}`, EXIT.usage);
+}
+
+/** Runs `fn` with SIGINT/SIGTERM turned into an abort signal. */
+async function withInterrupts<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ctl = new AbortController();
+  const stop = () => ctl.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await fn(ctl.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+/** Loads a CSV file into a new version of a resource's index and swaps the alias. */
+export async function ingestFile(config: Config, resource: string, file: string, flags: IngestFlags = {}, es: Es = createEs(config)): Promise<LoadSummary & { report: string | null }> {
+  const def = entity(resource);
+  checkPositive('--batch-size', flags.batchSize);
+  checkPositive('--concurrency', flags.concurrency);
+  const path = resolve(file);
+  const report = new ErrorReport(resolve(flags.errors ?? `${path}.errors.csv`));
+  let source;
+  try {
+    source = await openCsv(path, csvFields(def), { ignoreUnknown: flags.ignoreUnknownColumns });
+  } catch (err) {
+    if (err instanceof InputError) throw new LoadAborted(err.message, EXIT.inputRefused);
+    throw err;
+  }
+  await report.reset();
+  let rows = 0;
+  const progress = flags.progress === null ? null : new Progress(`ingest ${def.name} ${basename(path)}`, () => ({ rows, fraction: source.bytesRead() / source.totalBytes }), flags.progress);
+  progress?.begin();
+  try {
+    const summary = await withInterrupts((signal) =>
+      load({
+        es,
+        namespace: namespaceFor(config, flags.sandbox),
+        def,
+        records: source.records,
+        sourceLabel: path,
+        batchSize: flags.batchSize ?? DEFAULTS.batchSize,
+        concurrency: flags.concurrency ?? DEFAULTS.concurrency,
+        shape: shapeOf(flags),
+        report,
+        allowEmpty: flags.allowEmpty,
+        signal,
+        onRows: (n) => (rows = n),
+        onRetry: (attempt, reason) => process.stderr.write(`\nretry ${attempt}: ${reason}\n`),
+      }),
+    );
+    return { ...summary, report: report.rows ? report.path : null };
+  } finally {
+    progress?.end();
+  }
+}
+
+/** Reads every document of an index with a point in time and search_after, as raw rows. */
+export async function* liveRows(es: Es, index: string, def: EntityDef, pageSize = 2000): AsyncGenerator<RawRow> {
+  const includes = csvFields(def).map((f) => f.name);
+  const pit = await es.openPointInTime({ index, keep_alive: '5m' });
+  let pitId = pit.id;
+  let after: unknown[] | undefined;
+  let row = 0;
+  try {
+    while (true) {
+      const res = await es.search<Doc>({
+        pit: { id: pitId, keep_alive: '5m' },
+        size: pageSize,
+        sort: [{ _shard_doc: 'asc' }],
+        _source: { includes },
+        track_total_hits: false,
+        ...(after ? { search_after: after as never } : {}),
+      });
+      pitId = res.pit_id ?? pitId;
+      const hits = res.hits.hits;
+      if (!hits.length) return;
+      for (const h of hits) {
+        row++;
+        yield { row, line: 0, values: { ...(h._source ?? {}), id: h._id } };
+      }
+      after = hits[hits.length - 1].sort as unknown[];
+    }
+  } finally {
+    await es.closePointInTime({ id: pitId }).catch(() => {});
+  }
+}
+
+/**
+ * Rebuilds a resource's index from its live index with the current definition (mapping,
+ * derived fields, and joins against the current parents), then swaps the alias.
+ */
+export async function reindexResource(config: Config, resource: string, flags: LoadFlags = {}, es: Es = createEs(config)): Promise<LoadSummary & { report: string | null }> {
+  const def = entity(resource);
+  const ns = namespaceFor(config, flags.sandbox);
+  const from = await liveIndex(es, ns, def.name);
+  if (!from) throw new LoadAborted(`${ns}-${def.name} points at no index: load it with \`bintel ingest ${def.name} FILE\` first`, EXIT.inputRefused);
+  const total = (await es.count({ index: from })).count;
+  const report = new ErrorReport(resolve(`${ns}-${def.name}.reindex-errors.csv`));
+  await report.reset();
+  let rows = 0;
+  const progress = flags.progress === null ? null : new Progress(`reindex ${def.name}`, () => ({ rows, fraction: total ? rows / total : 1 }), flags.progress);
+  progress?.begin();
+  try {
+    const summary = await withInterrupts((signal) =>
+      load({
+        es,
+        namespace: ns,
+        def,
+        records: liveRows(es, from, def),
+        sourceLabel: `reindex of ${from}`,
+        batchSize: flags.batchSize ?? DEFAULTS.batchSize,
+        concurrency: flags.concurrency ?? DEFAULTS.concurrency,
+        shape: shapeOf(flags),
+        report,
+        allowEmpty: true,
+        signal,
+        onRows: (n) => (rows = n),
+      }),
+    );
+    return { ...summary, report: report.rows ? report.path : null };
+  } finally {
+    progress?.end();
+  }
+}

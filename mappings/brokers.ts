@@ -1,0 +1,34 @@
+/** Brokers: brokerages (the corporate entity behind broker offices). */
+import { csv, defineEntity, derived, f, num } from './fields.ts';
+import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, bandOf } from './reference.ts';
+import { SIGNAL_NAMES } from './signals.ts';
+
+export const brokers = defineEntity({
+  name: 'brokers',
+  label: 'broker',
+  naturalKey: ['broker_name'],
+  defaultSort: 'broker_name',
+  defaultAutocomplete: 'broker_name',
+  leadSource: () => 'Form 5500 Schedule A',
+  joins: [],
+  fields: [
+    f('id', 'keyword', 'Broker id', csv(), { light: true }),
+    f('broker_name', 'name', 'Brokerage name', csv(true), { light: true, sortable: true, cf: 'string', search: 3, autocomplete: true }),
+    f('website', 'keyword', 'Website', csv(), { light: true, cf: 'string', blank: true, format: 'url' }),
+    f('broker_linkedin', 'keyword', 'LinkedIn URL', csv(), { blank: true, format: 'url' }),
+    f('hq_city', 'keyword', 'Headquarters city', csv(), { cf: 'string', blank: true }),
+    f('hq_state', 'keyword', 'Headquarters USPS state', csv(), { cf: 'exact', blank: true, format: 'usps_state' }),
+    f('hq_dma', 'keyword', 'Headquarters DMA', csv(), { cf: 'string', blank: true }),
+    f('phone_number', 'keyword', 'Main phone', csv(), { tier: 'advanced', cf: 'string', blank: true }),
+    f('brokerage_class', 'keyword', 'national player, regional player or local broker', csv(), { cf: 'exact', blank: true, enum: BROKERAGE_CLASSES }),
+    f('total_clients', 'integer', 'Plan sponsors served', csv(), { sortable: true, cf: 'numeric', blank: true, min: 0 }),
+    f('total_offices', 'integer', 'Offices', csv(), { sortable: true, cf: 'numeric', blank: true, min: 0 }),
+    f('total_commissions', 'long', 'Annual commissions on Schedule A, dollars', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
+    f('total_premiums', 'long', 'Annual premiums placed, dollars', csv(), { tier: 'advanced', cf: 'numeric', blank: true, min: 0 }),
+    f('commission_growth', 'double', 'Commission growth over the prior year, percent', csv(), { cf: 'percent', blank: true, min: -100, max: 100000 }),
+    f('client_count_band', 'keyword', 'Client-count band', derived((d) => bandOf(CLIENT_COUNT_BANDS, num(d, 'total_clients'))), { cf: 'exact', blank: true }),
+    f('long_tail', 'boolean', 'A local (long-tail) broker', derived((d) => (d.brokerage_class ? d.brokerage_class === 'local broker' : null)), { output: false }),
+    f('signals', 'keywords', 'Signals on the broker', csv(), { blank: true, enum: SIGNAL_NAMES }),
+    f('last_updated_at', 'date', 'When the upstream record last changed', csv(), { format: 'iso_date' }),
+  ],
+});

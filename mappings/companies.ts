@@ -1,0 +1,71 @@
+/** Companies: plan sponsors from Form 5500 filings. */
+import { csv, defineEntity, derived, f, joined, num } from './fields.ts';
+import { industryPath, findIndustry } from './industries.ts';
+import { normalizeDomain } from './normalize.ts';
+import {
+  ASSET_TIERS_401K, BENEFIT_TYPES, EMPLOYEE_BANDS, FORM_TYPES, FUNDING_STATUSES, MONTHS, PREMIUM_TIERS,
+  RELATIONSHIP_DENSITY, bandOf,
+} from './reference.ts';
+import { SIGNAL_NAMES } from './signals.ts';
+
+/** Plans under 100 participants: the small-group "long tail" of the market. */
+export const LONG_TAIL_PARTICIPANTS = 100;
+
+export const companies = defineEntity({
+  name: 'companies',
+  label: 'company',
+  naturalKey: ['ein'],
+  defaultSort: 'company_name',
+  defaultAutocomplete: 'company_name',
+  leadSource: (d) => `Form 5500${d.filing_year ? ` (${d.filing_year})` : ''}`,
+  joins: [
+    { name: 'offices', entity: 'broker-offices', key: 'broker_office_ids' },
+    { name: 'primary_office', entity: 'broker-offices', key: 'primary_broker_office_id' },
+  ],
+  fields: [
+    f('id', 'keyword', 'Company id', csv(), { light: true }),
+    f('company_name', 'name', 'Plan sponsor name', csv(true), { light: true, sortable: true, cf: 'string', search: 3, autocomplete: true }),
+    f('ein', 'keyword', 'Employer identification number, 9 digits', csv(), { light: true, cf: 'exact', blank: true, format: 'ein' }),
+    f('website', 'keyword', 'Company website', csv(), { light: true, cf: 'string', blank: true, autocomplete: true, format: 'url' }),
+    f('domain', 'keyword', 'Normalized domain of the website', derived((d) => (d.website ? normalizeDomain(String(d.website)) || null : null)), { cf: 'exact', blank: true }),
+    f('company_industry', 'keyword', 'Industry (NAICS industry group title)', csv(), { cf: 'string', blank: true }),
+    f('naics_code', 'keyword', 'NAICS industry group code', derived((d) => findIndustry(String(d.company_industry ?? ''))?.code ?? null), { cf: 'exact' }),
+    f('industry_path', 'keywords', 'Sector, subsector and industry group', derived((d) => industryPath(d.company_industry as string)), { output: false }),
+    f('company_linkedin', 'keyword', 'Company LinkedIn URL', csv(), { blank: true, format: 'url' }),
+    f('city', 'keyword', 'City of the sponsor address', csv(), { cf: 'string', blank: true }),
+    f('state', 'keyword', 'USPS state code', csv(), { cf: 'exact', blank: true, format: 'usps_state' }),
+    f('zip', 'keyword', 'ZIP code', csv(), { cf: 'exact', blank: true }),
+    f('dma', 'keyword', 'Nielsen DMA of the address', csv(), { cf: 'string', blank: true }),
+    f('phone_number', 'keyword', 'Sponsor phone', csv(), { tier: 'advanced', cf: 'string', blank: true }),
+    f('admin_email', 'keyword', 'Plan administrator email', csv(), { tier: 'advanced', cf: 'string', blank: true, format: 'email' }),
+    f('plan_name', 'text', 'Name of the main welfare plan', csv(), { blank: true }),
+    f('form_type', 'keyword', 'Form filed: 5500 or 5500-SF', csv(), { cf: 'exact', enum: FORM_TYPES }),
+    f('filing_year', 'integer', 'Plan year of the latest filing', csv(true), { tier: 'advanced', sortable: true, cf: 'numeric', min: 1975, max: 2100 }),
+    f('total_premiums', 'long', 'Annual premiums across Schedule A contracts, dollars', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
+    f('total_number_of_employees', 'integer', 'Employees', csv(), { sortable: true, cf: 'numeric', blank: true, min: 0 }),
+    f('participants', 'integer', 'Active participants at year end', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
+    f('participant_growth', 'double', 'Participant growth over the prior year, percent', csv(), { tier: 'advanced', sortable: true, cf: 'percent', blank: true, min: -100, max: 100000 }),
+    f('funding_status', 'keyword', 'Self-Funded or Fully Insured', csv(), { cf: 'exact', blank: true, enum: FUNDING_STATUSES }),
+    f('renewal_month', 'keyword', 'Month the plan renews', csv(), { cf: 'exact', blank: true, enum: MONTHS }),
+    f('benefit_types', 'keywords', 'Insurance lines on Schedule A', csv(), { cf: 'string', blank: true, enum: BENEFIT_TYPES }),
+    f('carriers', 'keywords', 'Insurance carriers on Schedule A', csv(), { cf: 'string', blank: true }),
+    f('plan_assets_401k', 'long', '401(k) plan assets, dollars', csv(), { cf: 'numeric', blank: true, min: 0 }),
+    f('asset_tier_401k', 'keyword', '401(k) asset tier', derived((d) => bandOf(ASSET_TIERS_401K, num(d, 'plan_assets_401k'))), { cf: 'exact', blank: true }),
+    f('broker_office_ids', 'keywords', 'Broker offices serving the company', csv(), { blank: true }),
+    f('primary_broker_office_id', 'keyword', 'Office of the broker of record', csv(), { blank: true }),
+    f('primary_broker_office', 'keyword', 'Office name of the broker of record', joined('primary_office:office_name'), { cf: 'string', blank: true }),
+    f('primary_broker', 'keyword', 'Broker of record', joined('primary_office:broker_name'), { cf: 'string', blank: true }),
+    f('primary_broker_id', 'keyword', 'Broker of record id', joined('primary_office:broker_id'), { output: false }),
+    f('brokers', 'keywords', 'Every broker with a relationship', joined('offices:broker_name'), { cf: 'string', blank: true }),
+    f('broker_ids', 'keywords', 'Ids of every broker with a relationship', joined('offices:broker_id'), { output: false }),
+    f('broker_offices', 'keywords', 'Names of every office with a relationship', joined('offices:office_name'), { output: false }),
+    f('relationship_density', 'keyword', 'Band of the number of broker relationships', derived((d) => bandOf(RELATIONSHIP_DENSITY, Array.isArray(d.broker_office_ids) ? d.broker_office_ids.length : 0)), { cf: 'exact' }),
+    f('long_tail_brokers', 'boolean', 'Broker of record is a local (long-tail) broker', joined('primary_office:long_tail'), { output: false }),
+    f('long_tail', 'boolean', `Plan under ${LONG_TAIL_PARTICIPANTS} participants`, derived((d) => { const p = num(d, 'participants'); return p === null ? null : p < LONG_TAIL_PARTICIPANTS; }), { output: false }),
+    f('short_form', 'boolean', 'Filed the short form 5500-SF', derived((d) => (d.form_type ? d.form_type === '5500-SF' : null)), { output: false }),
+    f('employee_band', 'keyword', 'Employee-count band', derived((d) => bandOf(EMPLOYEE_BANDS, num(d, 'total_number_of_employees'))), { cf: 'exact', blank: true }),
+    f('premium_tier', 'keyword', 'Premium tier', derived((d) => bandOf(PREMIUM_TIERS, num(d, 'total_premiums'))), { cf: 'exact', blank: true }),
+    f('signals', 'keywords', 'Signals on the company', csv(), { blank: true, enum: SIGNAL_NAMES }),
+    f('last_updated_at', 'date', 'When the upstream record last changed', csv(), { format: 'iso_date' }),
+  ],
+});

@@ -1,0 +1,53 @@
+/**
+ * Normalization the analyzers of a bare Elasticsearch cannot do (no asciifolding, no
+ * pattern filters): done in TypeScript at ingest and at query time, identically.
+ */
+
+const LEGAL_SUFFIXES = new Set([
+  'inc', 'incorporated', 'llc', 'l l c', 'llp', 'lp', 'ltd', 'limited', 'corp', 'corporation', 'co', 'company', 'plc',
+  'pc', 'pllc', 'pa', 'gmbh', 'sa', 'the', 'dba', 'lc', 'na',
+]);
+
+/** Lowercase, accents folded, punctuation to spaces, '&' to 'and', spaces collapsed. */
+export function foldText(s: string): string {
+  return s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/['’`]/g, '')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
+/** A name for matching: folded, with legal suffixes and a leading "the" removed. */
+export function normalizeName(s: string): string {
+  const words = foldText(s).split(' ').filter(Boolean);
+  while (words.length > 1 && LEGAL_SUFFIXES.has(words[words.length - 1])) words.pop();
+  if (words.length > 1 && words[0] === 'the') words.shift();
+  return words.join(' ');
+}
+
+/** The normalized name without spaces, so "acmehealth" finds "Acme Health". */
+export function compactName(s: string): string {
+  return normalizeName(s).replace(/ /g, '');
+}
+
+/**
+ * A bare host from a URL or domain: no scheme, no `www.`, no path, port, query or
+ * trailing dot, lowercase. Returns '' when nothing host-like remains.
+ */
+export function normalizeDomain(s: string): string {
+  let d = s.trim().toLowerCase();
+  d = d.replace(/^[a-z][a-z0-9+.-]*:\/\//, '');
+  d = d.replace(/^[^@/]*@/, '');
+  d = d.split(/[/?#]/)[0].split(':')[0].replace(/\.$/, '');
+  d = d.replace(/^www\d*\./, '');
+  return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d) ? d : '';
+}
+
+/** A 9-digit EIN string from "12-3456789" or "123456789"; '' when not an EIN. */
+export function normalizeEin(s: string): string {
+  const digits = s.replace(/[\s-]/g, '');
+  return /^\d{9}$/.test(digits) ? digits : '';
+}

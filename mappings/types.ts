@@ -1,0 +1,98 @@
+/**
+ * The vocabulary of entity definitions. Each entity is described once, as data, in
+ * mappings/<entity>.ts; the Elasticsearch mapping, the ingest validators, the sort and
+ * column-filter allowlists, tier checks and projections are all derived from it.
+ */
+
+/** Field tier: advanced fields need an advanced key. */
+export type Tier = 'basic' | 'advanced';
+
+/**
+ * Storage type of a field.
+ * - `keyword`: an exact string (stored as an Elasticsearch keyword)
+ * - `name`: a searchable name: fuzzy search, autocomplete, a sortable lowercase keyword
+ * - `text`: free text, matched by words
+ * - `keywords`: several exact strings (semicolon-separated in CSV)
+ * - `integer`, `long`, `double`, `boolean`, `date`
+ */
+export type FieldType = 'keyword' | 'name' | 'text' | 'keywords' | 'integer' | 'long' | 'double' | 'boolean' | 'date';
+
+/** How `cf[column]` filters a field. */
+export type CfKind = 'numeric' | 'percent' | 'string' | 'exact';
+
+/** Format checks applied to string values at ingest (and to filter values at query time). */
+export type StringFormat = 'usps_state' | 'ein' | 'email' | 'url' | 'domain' | 'uuid_or_slug' | 'iso_date';
+
+/** Where a field's value comes from at ingest. */
+export type FieldSource =
+  /** A CSV column of the same name. */
+  | { kind: 'csv'; required?: boolean }
+  /** Computed from the document being built (after csv and join fields are set). */
+  | { kind: 'derived'; derive: (doc: Doc) => unknown }
+  /**
+   * Copied from a parent entity's document (denormalized at ingest): each path is
+   * "<join name>:<parent field>"; the first join that resolved with a value wins.
+   */
+  | { kind: 'join'; paths: readonly (readonly [join: string, field: string])[] };
+
+/** A document as stored in Elasticsearch. */
+export type Doc = Record<string, unknown>;
+
+export interface FieldDef {
+  readonly name: string;
+  readonly type: FieldType;
+  readonly description: string;
+  readonly source: FieldSource;
+  /** Default basic. */
+  readonly tier?: Tier;
+  /** Returned by the API (default true). False for attributes that exist only for filters. */
+  readonly output?: boolean;
+  /** Part of `mode=light` (identifying fields). basic and full modes return every output field of their tier. */
+  readonly light?: boolean;
+  /** On the sort allowlist. */
+  readonly sortable?: boolean;
+  /** Kind of `cf[column]` filter supported, if any. */
+  readonly cf?: CfKind;
+  /** `eb[column]=true` (exclude blanks) supported. */
+  readonly blank?: boolean;
+  /** Boost of this field in fuzzy `search` (name fields only). */
+  readonly search?: number;
+  /** An autocomplete column. */
+  readonly autocomplete?: boolean;
+  /** Allowed values (checked at ingest). */
+  readonly enum?: readonly string[];
+  /** Format check of string values. */
+  readonly format?: StringFormat;
+  /** Inclusive numeric bounds. */
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/** A join: fetch parent documents of `entity` whose ids are in the doc's `key` field. */
+export interface JoinDef {
+  readonly name: string;
+  readonly entity: EntityName;
+  /** Field of this document holding the parent id (or ids, for a keywords field). */
+  readonly key: string;
+}
+
+export type EntityName = 'companies' | 'personnel' | 'broker-offices' | 'brokers';
+
+export interface EntityDef {
+  readonly name: EntityName;
+  /** Singular label for messages. */
+  readonly label: string;
+  readonly fields: readonly FieldDef[];
+  /** Parents this entity denormalizes from, resolved before `join` fields. */
+  readonly joins: readonly JoinDef[];
+  /** Fields that identify a row when the CSV has no `id`: the id is a hash of them. */
+  readonly naturalKey: readonly string[];
+  /** Default sort column. */
+  readonly defaultSort: string;
+  /** Default autocomplete column. */
+  readonly defaultAutocomplete: string;
+  /** Cross-field rules checked at ingest: each returns [field, issue] when broken. */
+  readonly rules?: readonly ((doc: Doc) => readonly [field: string, issue: string] | null)[];
+  /** Where `lead_source.source` comes from. */
+  readonly leadSource: (doc: Doc) => string;
+}

@@ -1,0 +1,34 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compactName, foldText, normalizeDomain, normalizeEin, normalizeName } from '../../mappings/normalize.ts';
+
+test('foldText folds accents, case, punctuation and ampersands', () => {
+  assert.is(foldText('Café Lumière, S.A.'), 'cafe lumiere s a');
+  assert.is(foldText('Smith & Sons'), 'smith and sons');
+  assert.is(foldText("O'Brien-Núñez"), 'obrien nunez');
+});
+
+test('normalizeName drops legal suffixes and a leading "the", but never the whole name', () => {
+  assert.is(normalizeName('Acme Healthcare, Inc.'), 'acme healthcare');
+  assert.is(normalizeName('The Acme Company LLC'), 'acme');
+  assert.is(normalizeName('Acme Corp'), normalizeName('ACME Corporation'));
+  assert.is(normalizeName('Inc'), 'inc');
+  assert.is(compactName('Acme Health LLC'), 'acmehealth');
+});
+
+test('normalizeDomain strips scheme, www, path, port and case', () => {
+  for (const s of ['https://www.Acme.com/about', 'http://acme.com:8080', 'WWW.ACME.COM', 'acme.com.', 'mailto:jo@acme.com', 'acme.com?x=1']) {
+    assert.is(normalizeDomain(s), 'acme.com', s);
+  }
+  assert.is(normalizeDomain('not a domain'), '');
+  assert.is(normalizeDomain('https://www2.sub.acme.co.uk/x'), 'sub.acme.co.uk');
+});
+
+test('normalizeEin keeps 9-digit strings only', () => {
+  assert.is(normalizeEin('12-3456789'), '123456789');
+  assert.is(normalizeEin('012345678'), '012345678');
+  assert.is(normalizeEin('1234'), '');
+  assert.is(normalizeEin('12345678a'), '');
+});
+
+test.run();
