@@ -5,6 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { parse } from 'fast-csv';
 import type { FieldDef } from '../mappings/types.ts';
 import type { RawRow } from './transform.ts';
@@ -42,6 +43,30 @@ function newlines(values: readonly string[]): number {
   let n = 0;
   for (const v of values) for (let i = v.indexOf('\n'); i !== -1; i = v.indexOf('\n', i + 1)) n++;
   return n;
+}
+
+/**
+ * Explains a parse error. fast-csv fails a whole chunk on an unterminated quote, so the
+ * record counter may lag; the error quotes the text at the quote, and the file is scanned
+ * (only on this error path) for the line where that text starts.
+ */
+async function parseFailure(path: string, err: Error, row: number, line: number): Promise<InputError> {
+  const m = /missing closing: '"' in line: at '([\s\S]*?)(\\n|\n|'$)/.exec(err.message);
+  if (!m) return new InputError(`after row ${row} (line ${line}): ${err.message}`, { row: row + 1, line });
+  const snippet = m[1].replace(/\r$/, '');
+  let at = line;
+  const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  let n = 0;
+  for await (const text of rl) {
+    n++;
+    if (n >= line && text.includes(snippet)) {
+      at = n;
+      break;
+    }
+  }
+  rl.close();
+  const atRow = row + 1 + Math.max(0, at - line);
+  return new InputError(`row ${atRow} (line ${at}): unterminated quoted field (a " opened and never closed) at ${JSON.stringify(snippet.slice(0, 60))}`, { row: atRow, line: at });
 }
 
 /** Checks header names against the CSV fields: unknown, duplicate and missing required columns. */
@@ -104,9 +129,7 @@ export async function openCsv(path: string, fields: readonly FieldDef[], opts: {
       try {
         next = await it.next();
       } catch (err) {
-        const msg = (err as Error).message;
-        const hint = /missing closing/i.test(msg) ? 'unterminated quoted field (a " opened and never closed)' : msg;
-        throw new InputError(`row ${row + 1} (line ${line}): ${hint}`, { row: row + 1, line });
+        throw await parseFailure(path, err as Error, row, line);
       }
       if (next.done) return;
       const values = next.value;

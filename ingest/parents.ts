@@ -13,6 +13,10 @@ import { InputError } from './csv-source.ts';
 
 const MISSING = Symbol('missing');
 
+function missingParent(entity: EntityName, index: string): InputError {
+  return new InputError(`cannot resolve references to ${entity}: ${index} does not exist. Load ${entity} first (load order: ${ENTITY_NAMES.join(' → ')})`);
+}
+
 export class EsParentLookup implements ParentLookup {
   private readonly cache = new Map<string, Doc | typeof MISSING>();
 
@@ -48,11 +52,14 @@ export class EsParentLookup implements ParentLookup {
     try {
       const res = await this.es.mget<Doc>({ index, ids, _source_includes: fields.length ? [...fields] : ['id'] });
       const out = new Map<string, Doc>();
-      for (const d of res.docs) if ('found' in d && d.found && d._source) out.set(d._id, d._source);
+      for (const d of res.docs) {
+        if ('error' in d && d.error?.type === 'index_not_found_exception') throw missingParent(entity, index);
+        if ('found' in d && d.found && d._source) out.set(d._id, d._source);
+      }
       return out;
     } catch (err) {
       if (err instanceof esErrors.ResponseError && err.statusCode === 404) {
-        throw new InputError(`cannot resolve references to ${entity}: ${index} does not exist. Load ${entity} first (load order: ${ENTITY_NAMES.join(' → ')})`);
+        throw missingParent(entity, index);
       }
       throw err;
     }

@@ -1,0 +1,190 @@
+/**
+ * Ingest benchmark: `npm run bench:ingest -- --rows N [--batch-size B] [--concurrency C]`.
+ *
+ * Generates N companies (plus the brokers and offices they reference, loaded first and not
+ * timed), then in one run measures
+ *   (a) the raw ceiling: the very documents `bintel ingest` would write, pre-serialized as
+ *       NDJSON, streamed from disk to `_bulk` with the same batch size and concurrency;
+ *   (b) `bintel ingest companies <csv>` as a separate process (parse, validate, join, bulk),
+ * both into fresh indices with the same mapping and load settings. Prints docs/s of each,
+ * the ratio b/a, and the CLI's peak RSS.
+ */
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../server/config.ts';
+import { createEs, type Es } from '../server/adapters/es.ts';
+import { ensureEs } from '../server/local/es-local.ts';
+import { csvFields, entity } from '../mappings/index.ts';
+import { generate } from '../ingest/generate/index.ts';
+import { openCsv } from '../ingest/csv-source.ts';
+import { EsParentLookup } from '../ingest/parents.ts';
+import { completeBatch, isRejected, prepareRow, type PreparedRow } from '../ingest/transform.ts';
+import { toNdjson } from '../ingest/bulk.ts';
+import { createLoadIndex, dropIndex, liveIndex } from '../ingest/indices.ts';
+import { ingestFile } from '../ingest/run.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '100000' },
+    'batch-size': { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '2' },
+    seed: { type: 'string', default: '7' },
+  },
+});
+const rows = Number(args.rows);
+const batchSize = Number(args['batch-size']);
+const concurrency = Number(args.concurrency);
+const base = loadConfig();
+const config = Object.freeze({ ...base, namespace: `${base.namespace}-bench` });
+const es = createEs(config);
+const companies = entity('companies');
+const root = resolve(new URL('..', import.meta.url).pathname);
+
+async function prepareData(dir: string): Promise<string> {
+  const brokers = Math.max(20, Math.round(rows / 40));
+  const offices = Math.max(50, Math.round(rows / 5));
+  process.stderr.write(`generating ${rows} companies, ${offices} offices, ${brokers} brokers into ${dir}\n`);
+  const gen = await generate({ out: dir, companies: rows, personnel: 0, brokerOffices: offices, brokers, seed: Number(args.seed) });
+  for (const name of ['brokers', 'broker-offices'] as const) {
+    await ingestFile(config, name, gen.files[name], { progress: null, errors: join(dir, `${name}.errors.csv`) }, es);
+  }
+  return gen.files.companies;
+}
+
+/** Writes the documents bintel would index (same transform), as NDJSON, untimed. */
+async function writeNdjson(csvPath: string, out: string): Promise<number> {
+  const source = await openCsv(csvPath, csvFields(companies));
+  const lookup = new EsParentLookup(es, config.namespace);
+  const ws = createWriteStream(out);
+  let batch: PreparedRow[] = [];
+  let n = 0;
+  const flush = async () => {
+    const { done } = await completeBatch(companies, batch, lookup);
+    n += done.length;
+    if (!ws.write(toNdjson(done))) await new Promise((r) => ws.once('drain', r));
+    batch = [];
+  };
+  for await (const rec of source.records) {
+    if ('issue' in rec) continue;
+    const r = prepareRow(companies, rec, csvFields(companies));
+    if (!isRejected(r) && batch.push(r) >= batchSize) await flush();
+  }
+  if (batch.length) await flush();
+  await new Promise<void>((r) => ws.end(() => r()));
+  return n;
+}
+
+/** (a) Streams NDJSON lines from disk to _bulk, `batchSize` documents a request, `concurrency` in flight. */
+async function rawBulk(ndjson: string, index: string): Promise<{ docs: number; ms: number }> {
+  await createLoadIndex(es, index, companies, { shards: 1, replicas: 0 });
+  const rl = createInterface({ input: createReadStream(ndjson, { highWaterMark: 1 << 20 }), crlfDelay: Infinity });
+  const pending = new Set<Promise<void>>();
+  let body = '';
+  let lines = 0;
+  let docs = 0;
+  const send = (b: string) => {
+    const p = es.transport
+      .request({ method: 'POST', path: `/${index}/_bulk`, bulkBody: b, querystring: { filter_path: 'errors,items.*.status,items.*.error' } }, { requestTimeout: 120_000 })
+      .then((res) => {
+        if ((res as { errors: boolean }).errors) throw new Error('raw bulk had item errors');
+      });
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+    return p;
+  };
+  const t0 = performance.now();
+  for await (const line of rl) {
+    body += `${line}\n`;
+    if (++lines % 2 === 0 && lines / 2 - docs >= batchSize) {
+      docs = lines / 2;
+      void send(body);
+      body = '';
+      while (pending.size >= concurrency) await Promise.race(pending);
+    }
+  }
+  if (body) void send(body);
+  await Promise.all(pending);
+  await es.indices.refresh({ index });
+  const ms = performance.now() - t0;
+  return { docs: lines / 2, ms };
+}
+
+/** (b) Runs `bintel ingest companies` in its own process, sampling its peak RSS. */
+async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; peakRssMb: number }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(root, 'bin/bintel.js'), 'ingest', 'companies', csvPath, '--batch-size', String(batchSize), '--concurrency', String(concurrency)], {
+    env: { ...process.env, BINTEL_NAMESPACE: config.namespace },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  let peakKb = 0;
+  const timer = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch {
+      /* exited */
+    }
+  }, 100);
+  const code = await new Promise<number>((r) => child.on('exit', (c) => r(c ?? 1)));
+  clearInterval(timer);
+  const ms = performance.now() - t0;
+  if (code !== 0) throw new Error(`bintel ingest exited ${code}: ${out}`);
+  const m = /indexed (\d+)/.exec(out);
+  return { docs: Number(m?.[1] ?? 0), ms, peakRssMb: peakKb / 1024 };
+}
+
+async function cleanup(es: Es): Promise<void> {
+  for (const name of ['brokers', 'broker-offices', 'companies'] as const) {
+    const versions = await es.indices.get({ index: `${config.namespace}-${name}-v*` }).catch(() => ({}));
+    const names = Object.keys(versions);
+    if (names.length) await es.indices.delete({ index: names.join(',') });
+  }
+}
+
+async function main(): Promise<void> {
+  await ensureEs(config);
+  const dir = await mkdtemp(join(tmpdir(), 'bintel-bench-'));
+  try {
+    await cleanup(es);
+    const csvPath = await prepareData(dir);
+    const ndjson = join(dir, 'companies.ndjson');
+    const n = await writeNdjson(csvPath, ndjson);
+    process.stderr.write(`prepared ${n} documents (${((await stat(ndjson)).size / 1e6).toFixed(0)} MB NDJSON, ${((await stat(csvPath)).size / 1e6).toFixed(0)} MB CSV)\n`);
+
+    const rawIndex = `${config.namespace}-companies-vraw`;
+    const raw = await rawBulk(ndjson, rawIndex);
+    await dropIndex(es, rawIndex);
+    const cli = await cliIngest(csvPath);
+    const live = await liveIndex(es, config.namespace, 'companies');
+    const count = live ? (await es.count({ index: live })).count : 0;
+
+    const rawRate = raw.docs / (raw.ms / 1000);
+    const cliRate = cli.docs / (cli.ms / 1000);
+    const result = {
+      rows,
+      batch_size: batchSize,
+      concurrency,
+      raw_bulk_docs_per_s: Math.round(rawRate),
+      bintel_ingest_docs_per_s: Math.round(cliRate),
+      ratio: Number((cliRate / rawRate).toFixed(3)),
+      bintel_peak_rss_mb: Math.round(cli.peakRssMb),
+      bintel_indexed: cli.docs,
+      live_index_count: count,
+    };
+    process.stdout.write(`\n| rows | raw _bulk docs/s | bintel ingest docs/s | ratio | peak RSS |\n|---|---|---|---|---|\n`);
+    process.stdout.write(`| ${rows} | ${result.raw_bulk_docs_per_s} | ${result.bintel_ingest_docs_per_s} | ${result.ratio} | ${result.bintel_peak_rss_mb} MB |\n\n`);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await cleanup(es).catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

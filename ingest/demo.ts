@@ -1,0 +1,57 @@
+/**
+ * Demo and sandbox data: generated with the platform's generator and loaded in order,
+ * unless the namespace already serves every resource.
+ */
+import { join } from 'node:path';
+import type { Config } from '../server/config.ts';
+import { sandboxNamespace } from '../server/config.ts';
+import type { Es } from '../server/adapters/es.ts';
+import { ENTITY_NAMES } from '../mappings/index.ts';
+import type { EntityName } from '../mappings/types.ts';
+import { generate } from './generate/index.ts';
+import { liveIndex } from './indices.ts';
+import { ingestFile } from './run.ts';
+
+export interface DemoSizes {
+  companies: number;
+  personnel: number;
+  brokerOffices: number;
+  brokers: number;
+}
+
+/** Live data for `bintel up`: big enough to feel real, small enough to load in under a minute. */
+export const DEMO_SIZES: DemoSizes = { companies: 50_000, personnel: 50_000, brokerOffices: 10_000, brokers: 2_000 };
+/** Sandbox data that test keys read: a few thousand rows per entity. */
+export const SANDBOX_SIZES: DemoSizes = { companies: 3_000, personnel: 3_000, brokerOffices: 2_000, brokers: 500 };
+
+/** Counts of every resource in a namespace; null for a resource with no live index. */
+export async function resourceCounts(es: Es, ns: string): Promise<Record<EntityName, number | null>> {
+  const out = {} as Record<EntityName, number | null>;
+  for (const name of ENTITY_NAMES) {
+    const index = await liveIndex(es, ns, name);
+    out[name] = index ? (await es.count({ index })).count : null;
+  }
+  return out;
+}
+
+/**
+ * Generates (seeded) and loads data into `ns` unless every resource is already there.
+ * Returns what it did, per resource.
+ */
+export async function ensureData(
+  config: Config,
+  es: Es,
+  opts: { sandbox: boolean; sizes: DemoSizes; seed: number; log: (line: string) => void },
+): Promise<{ loaded: boolean; counts: Record<EntityName, number | null> }> {
+  const ns = opts.sandbox ? sandboxNamespace(config.namespace) : config.namespace;
+  const before = await resourceCounts(es, ns);
+  if (ENTITY_NAMES.every((n) => (before[n] ?? 0) > 0)) return { loaded: false, counts: before };
+  const dir = join(config.home, 'data', opts.sandbox ? 'sandbox' : 'demo');
+  opts.log(`generating ${opts.sandbox ? 'sandbox' : 'demo'} data into ${dir}`);
+  const gen = await generate({ out: dir, seed: opts.seed, ...opts.sizes });
+  for (const name of ENTITY_NAMES) {
+    const s = await ingestFile(config, name, gen.files[name], { sandbox: opts.sandbox, progress: null }, es);
+    opts.log(`loaded ${s.indexed} ${name} into ${s.alias}${s.rejected ? ` (${s.rejected} rejected, see ${s.report})` : ''}`);
+  }
+  return { loaded: true, counts: await resourceCounts(es, ns) };
+}

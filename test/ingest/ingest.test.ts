@@ -1,0 +1,182 @@
+/**
+ * Ingest against a real Elasticsearch: loads, error reports, bad input of every kind,
+ * idempotent re-runs, alias swaps, rollback, reindex and denormalization.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, readFile, writeFile, copyFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../server/config.ts';
+import { createEs } from '../../server/adapters/es.ts';
+import { entity } from '../../mappings/index.ts';
+import { ingestFile, reindexResource } from '../../ingest/run.ts';
+import { LoadAborted, EXIT } from '../../ingest/load.ts';
+import { aliasName, listVersions, liveIndex, rollback } from '../../ingest/indices.ts';
+import type { Doc } from '../../mappings/types.ts';
+
+const config = loadConfig();
+const es = createEs(config);
+const ns = config.namespace;
+const fixtures = new URL('../fixtures/', import.meta.url).pathname;
+let dir = '';
+
+const ingest = (resource: string, file: string, flags = {}) => ingestFile(config, resource, file, { progress: null, ...flags }, es);
+
+async function docs(resource: 'companies' | 'personnel' | 'brokers' | 'broker-offices'): Promise<Map<string, Doc>> {
+  const res = await es.search<Doc>({ index: aliasName(ns, resource), size: 1000, sort: [{ id: 'asc' }] });
+  return new Map(res.hits.hits.map((h) => [h._id as string, h._source as Doc]));
+}
+
+async function refused(p: Promise<unknown>): Promise<LoadAborted> {
+  try {
+    await p;
+  } catch (err) {
+    assert.instance(err, LoadAborted);
+    return err as LoadAborted;
+  }
+  throw new assert.Assertion({ message: 'expected the load to be refused', generated: false, operator: 'refused', expects: 'LoadAborted', actual: 'success' });
+}
+
+const t = suite('ingest');
+
+t.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bintel-ingest-'));
+  for (const f of ['brokers', 'broker-offices', 'companies', 'personnel']) await copyFile(join(fixtures, `${f}.csv`), join(dir, `${f}.csv`));
+});
+
+t('references to a parent that was never loaded are refused with the load order', async () => {
+  const err = await refused(ingest('personnel', join(dir, 'personnel.csv')));
+  assert.match(err.message, /load companies first|load broker-offices first/i);
+  assert.is(await liveIndex(es, ns, 'personnel'), null, 'no alias created');
+});
+
+t('loads in order; rows read = indexed + rejected; bad rows reported with row, line, field and issue', async () => {
+  for (const r of ['brokers', 'broker-offices']) {
+    const s = await ingest(r, join(dir, `${r}.csv`));
+    assert.is(s.rejected, 0);
+    assert.is(s.read, s.indexed);
+  }
+  const c = await ingest('companies', join(dir, 'companies.csv'));
+  assert.is(c.read, 5);
+  assert.is(c.read, c.indexed + c.rejected);
+  assert.is(c.indexed, 2);
+  assert.is(c.docs, 2);
+  const report = await readFile(c.report as string, 'utf8');
+  const lines = report.trim().split('\n');
+  assert.is(lines[0], 'row,line,field,issue,expected');
+  for (const want of ['3,4,ein,invalid_ein', '3,4,state,invalid_state', '3,4,filing_year,invalid_integer', '4,5,broker_office_ids,invalid_reference', '5,6,(row),wrong_column_count']) {
+    assert.ok(lines.some((l) => l.startsWith(want)), `report has ${want}`);
+  }
+  const p = await ingest('personnel', join(dir, 'personnel.csv'));
+  assert.is(p.read, p.indexed + p.rejected);
+  assert.is(p.rejected, 1);
+});
+
+t('documents carry derived and denormalized attributes', async () => {
+  const companies = await docs('companies');
+  const acme = companies.get('c1') as Doc;
+  assert.is(acme.ein, '123456789');
+  assert.is(acme.domain, 'acmehealth.com');
+  assert.equal(acme.industry_path, ['Health Care and Social Assistance', 'Ambulatory Health Care Services', 'Offices of Physicians']);
+  assert.is(acme.short_form, true);
+  assert.is(acme.employee_band, '11-50');
+  assert.is(acme.primary_broker, 'Smith Benefits Group LLC');
+  assert.is(acme.long_tail_brokers, true);
+  assert.equal(acme.brokers, ['Marsh & McLennan Agency', 'Smith Benefits Group LLC']);
+  assert.is(acme.relationship_density, '2-3');
+  assert.is(acme.company_name__norm, 'acme healthcare');
+  assert.is(companies.get('c2')?.company_name__norm, 'cafe lumiere');
+
+  const people = await docs('personnel');
+  const ana = people.get('p1') as Doc;
+  assert.is(ana.company_name, 'Acme Healthcare Inc.');
+  assert.is(ana.total_number_of_employees, 20);
+  assert.equal(ana.related_broker_ids, ['b1', 'b2']);
+  assert.is(ana.broker_name, undefined, 'company contacts have no broker');
+  const tom = people.get('p2') as Doc;
+  assert.is(tom.broker_name, 'Marsh & McLennan Agency');
+  assert.is(tom.company_name, 'Marsh & McLennan Agency', 'broker contacts echo the broker entity');
+  assert.is(tom.broker_office_state, 'TX');
+  assert.equal(tom.related_office_ids, ['o1']);
+});
+
+t('re-running the same file is idempotent and keeps the previous version for rollback', async () => {
+  const before = await docs('companies');
+  const first = await liveIndex(es, ns, 'companies');
+  const s = await ingest('companies', join(dir, 'companies.csv'));
+  assert.is(s.previous, first);
+  assert.equal(await docs('companies'), before);
+  const versions = await listVersions(es, ns, entity('companies'));
+  assert.is(versions.length, 2);
+  assert.ok(versions[0].live && versions[0].complete);
+  assert.ok(!versions[1].live && versions[1].complete);
+  const r = await rollback(es, ns, entity('companies'));
+  assert.is(r.to, first);
+  assert.is(await liveIndex(es, ns, 'companies'), first);
+});
+
+t('bad files are refused before loading, with a clear message, and the alias stays', async () => {
+  const live = await liveIndex(es, ns, 'companies');
+  const write = async (name: string, content: string | Buffer) => {
+    const p = join(dir, name);
+    await writeFile(p, content);
+    return p;
+  };
+  const cases: [string, string | Buffer, RegExp, number][] = [
+    ['empty.csv', '', /is empty/, EXIT.inputRefused],
+    ['header-only.csv', 'id,company_name,filing_year\n', /no data rows/, EXIT.inputRefused],
+    ['unknown.csv', 'id,company_name,filing_year,compnay_size\nx,A,2024,3\n', /unknown column\(s\): compnay_size/, EXIT.inputRefused],
+    ['missing.csv', 'id,ein\nx,123456789\n', /missing required column\(s\): company_name, filing_year/, EXIT.inputRefused],
+    ['dup.csv', 'id,company_name,company_name,filing_year\nx,A,B,2024\n', /duplicate column "company_name"/, EXIT.inputRefused],
+    ['unterminated.csv', 'id,company_name,filing_year\nu1,Good,2024\nu2,"Never closed,2024\nu3,C,2024\n', /row 2 \(line 3\): unterminated quoted field/, EXIT.aborted],
+  ];
+  for (const [name, content, message, code] of cases) {
+    const err = await refused(ingest('companies', await write(name, content)));
+    assert.match(err.message, message, name);
+    assert.is(err.exitCode, code, `${name} exit code`);
+    assert.is(await liveIndex(es, ns, 'companies'), live, `${name}: alias unchanged`);
+  }
+  const missing = await refused(ingest('companies', join(dir, 'nope.csv')));
+  assert.match(missing.message, /file not found/);
+  const versions = await listVersions(es, ns, entity('companies'));
+  assert.ok(versions.every((v) => v.complete), 'refused loads leave no half index behind');
+});
+
+t('BOM, CRLF, quoted newlines and invalid UTF-8: good rows load, bad rows are reported', async () => {
+  const content = Buffer.concat([
+    Buffer.from('\ufeffid,company_name,filing_year,plan_name\r\n'),
+    Buffer.from('k1,Kappa Corp,2024,"Health\r\nand Welfare"\r\n'),
+    Buffer.from('k2,Bad '),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(' bytes,2024,\r\nk3,Lambda LLC,2024,\r\n'),
+  ]);
+  const p = join(dir, 'mixed.csv');
+  await writeFile(p, content);
+  const s = await ingest('companies', p);
+  assert.is(s.read, 3);
+  assert.is(s.indexed, 2);
+  const report = await readFile(s.report as string, 'utf8');
+  assert.match(report, /2,4,company_name,invalid_utf8/, 'line counts the quoted newline');
+  const d = await docs('companies');
+  assert.equal([...d.keys()].sort(), ['k1', 'k3']);
+  assert.is(d.get('k1')?.plan_name, 'Health\r\nand Welfare');
+});
+
+t('reindex rebuilds from the live index and refreshes denormalized parent fields', async () => {
+  await ingest('companies', join(dir, 'companies.csv'));
+  const renamed = (await readFile(join(dir, 'companies.csv'), 'utf8')).replace('Acme Healthcare Inc.', 'Acme Health Partners');
+  await writeFile(join(dir, 'companies2.csv'), renamed);
+  await ingest('companies', join(dir, 'companies2.csv'));
+  assert.is((await docs('personnel')).get('p1')?.company_name, 'Acme Healthcare Inc.', 'stale until reindexed');
+  const before = await liveIndex(es, ns, 'personnel');
+  const s = await reindexResource(config, 'personnel', { progress: null }, es);
+  assert.is(s.previous, before);
+  assert.is(s.read, s.indexed);
+  const after = await docs('personnel');
+  assert.is(after.get('p1')?.company_name, 'Acme Health Partners');
+  assert.is(after.get('p2')?.broker_name, 'Marsh & McLennan Agency');
+  assert.is(after.size, 3);
+});
+
+t.run();
