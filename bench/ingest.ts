@@ -66,7 +66,7 @@ async function writeNdjson(csvPath: string, out: string): Promise<number> {
   const flush = async () => {
     const { done } = await completeBatch(companies, batch, lookup);
     n += done.length;
-    if (!ws.write(toNdjson(done))) await new Promise((r) => ws.once('drain', r));
+    if (!ws.write(toNdjson(done))) await new Promise<void>((r) => ws.once('drain', () => r()));
     batch = [];
   };
   for await (const rec of source.records) {

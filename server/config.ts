@@ -24,6 +24,12 @@ export interface Config {
   readonly esPort: number;
   /** pino log level. */
   readonly logLevel: string;
+  /** Requests per minute per key (every authenticated call, dry runs included). */
+  readonly rateLimitPerMinute: number;
+  /** Rows per key per UTC day; dry runs do not count toward it, cache hits do. */
+  readonly dailyRowCap: number;
+  /** Consecutive next-page requests of one filter combination before CRAWL_DETECTED. */
+  readonly crawlThreshold: number;
 }
 
 const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
@@ -52,6 +58,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`REDIS_URL "${redisUrl}" is not a URL`);
   }
   const port = Number(env.PORT || 3000);
+  const positive = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} "${raw}" must be a positive integer`);
+    return n;
+  };
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT "${env.PORT}" is not a port number`);
   return Object.freeze({
     esUrl,
@@ -63,6 +76,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esHeap: env.BINTEL_ES_HEAP || '1g',
     esPort: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
     logLevel: env.LOG_LEVEL || 'info',
+    rateLimitPerMinute: positive('BINTEL_RATE_LIMIT_PER_MIN', 600),
+    dailyRowCap: positive('BINTEL_DAILY_ROW_CAP', 100_000),
+    crawlThreshold: positive('BINTEL_CRAWL_THRESHOLD', 30),
   });
 }
 

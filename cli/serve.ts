@@ -1,0 +1,135 @@
+/**
+ * `bintel serve`, `bintel keys ...` and `bintel credits ...`: wiring only.
+ */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { loadConfig } from '../server/config.ts';
+import { serve } from '../server/serve.ts';
+import { createServices } from '../server/context.ts';
+import { toCredits, toMilli } from '../server/pricing.ts';
+import { ALL_SCOPES } from '../server/scopes.ts';
+
+/** Runs `fn` with connected services, closing them after. */
+async function withServices<T>(fn: (s: ReturnType<typeof createServices>) => Promise<T>): Promise<T> {
+  const services = createServices(loadConfig());
+  await services.redis.connect();
+  try {
+    return await fn(services);
+  } finally {
+    await services.close();
+  }
+}
+
+function credits(v: string): number {
+  const n = Number(v);
+  const m = Number.isFinite(n) ? toMilli(n) : null;
+  if (m === null) throw new InvalidArgumentError('expected a number of credits (up to 3 decimals)');
+  return m;
+}
+
+function scopesArg(v: string): string[] {
+  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = list.filter((s) => !ALL_SCOPES.includes(s));
+  if (unknown.length) throw new InvalidArgumentError(`unknown scope(s) ${unknown.join(', ')}; known: ${ALL_SCOPES.join(', ')}`);
+  return list;
+}
+
+const print = (json: boolean, value: unknown, text: string) => process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+
+/** Serves the API in the foreground until SIGINT/SIGTERM. */
+export async function serveForeground(port?: number, host?: string): Promise<void> {
+  const config = loadConfig();
+  const running = await serve(config, { port, host });
+  running.services.log.info({ url: running.url, namespace: config.namespace }, 'bintel API listening');
+  process.stdout.write(`bintel API listening on ${running.url} (namespace ${config.namespace}); Ctrl-C stops it\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await running.close();
+}
+
+export function registerServerCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API (PORT, default 3000)')
+    .option('--port <n>', 'port (default $PORT or 3000)', (v) => Number(v))
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .action((o: { port?: number; host: string }) => serveForeground(o.port, o.host));
+
+  const keys = program.command('keys').description('issue and manage API keys');
+  keys
+    .command('create')
+    .description('issue a root key; prints its secret once')
+    .requiredOption('--org <org>', 'organization id')
+    .requiredOption('--user <user>', 'user id the key belongs to')
+    .option('--type <type>', 'live or test', 'live')
+    .option('--tier <tier>', 'field tier: basic or advanced', 'advanced')
+    .option('--scopes <list>', `comma-separated scopes (default all: ${ALL_SCOPES.join(',')})`, scopesArg)
+    .option('--name <name>', 'a label')
+    .option('--internal', 'an internal token (may use internal-only options)')
+    .option('--json', 'print one JSON object')
+    .action(async (o: { org: string; user: string; type: string; tier: string; scopes?: string[]; name?: string; internal?: boolean; json?: boolean }) => {
+      if (!['live', 'test'].includes(o.type)) throw new InvalidArgumentError('--type must be live or test');
+      if (!['basic', 'advanced'].includes(o.tier)) throw new InvalidArgumentError('--tier must be basic or advanced');
+      const { key, secret } = await withServices((s) =>
+        s.keys.createRoot({ org: o.org, user: o.user, key_type: o.type as 'live' | 'test', field_tier: o.tier as 'basic' | 'advanced', scopes: o.scopes, name: o.name, internal: o.internal }),
+      );
+      print(!!o.json, { ...key, secret }, `created ${key.key_type} key ${key.id} for ${key.org}/${key.user} (tier ${key.field_tier})\nscopes: ${key.scopes.join(', ')}\nsecret (shown once): ${secret}`);
+    });
+  keys
+    .command('list')
+    .description("list an organization's keys with usage")
+    .requiredOption('--org <org>', 'organization id')
+    .option('--json', 'JSON output')
+    .action(async (o: { org: string; json?: boolean }) => {
+      const rows = await withServices(async (s) => Promise.all((await s.keys.list(o.org)).map(async (k) => ({ ...k, secret_hash: undefined, usage: await s.credits.usage(k.org, k.id) }))));
+      print(!!o.json, rows, rows.map((k) => `${k.id}  ${k.status.padEnd(7)} ${k.key_type} ${k.field_tier.padEnd(8)} ${k.secret_prefix}…  ${k.parent_id ? `child of ${k.parent_id}` : 'root'}  credits ${toCredits(k.usage.credits_milli)} rows ${k.usage.rows} queries ${k.usage.queries}  ${k.name}`).join('\n') || '(no keys)');
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key (takes effect at once)')
+    .argument('<key_id>')
+    .option('--json', 'JSON output')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const rec = await withServices(async (s) => {
+        const k = await s.keys.get(id);
+        if (!k) throw new Error(`no key ${id}`);
+        return s.keys.revoke(k);
+      });
+      print(!!o.json, { ...rec, secret_hash: undefined }, `revoked ${rec.id}`);
+    });
+  keys
+    .command('rotate')
+    .description('issue a new secret for a key; the old one stops working at once')
+    .argument('<key_id>')
+    .option('--json', 'JSON output')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const { key, secret } = await withServices(async (s) => {
+        const k = await s.keys.get(id);
+        if (!k) throw new Error(`no key ${id}`);
+        return s.keys.rotate(k);
+      });
+      print(!!o.json, { ...key, secret }, `rotated ${key.id}\nnew secret (shown once): ${secret}`);
+    });
+
+  const cr = program.command('credits').description("an organization's credit pool");
+  cr.command('grant')
+    .description('add credits to the pool (negative removes)')
+    .requiredOption('--org <org>', 'organization id')
+    .requiredOption('--amount <n>', 'credits, up to 3 decimals', credits)
+    .option('--json', 'JSON output')
+    .action(async (o: { org: string; amount: number; json?: boolean }) => {
+      const balance = await withServices((s) => s.credits.grant(o.org, o.amount));
+      print(!!o.json, { org: o.org, granted: toCredits(o.amount), balance: toCredits(balance) }, `granted ${toCredits(o.amount)} credits to ${o.org}; balance ${toCredits(balance)}`);
+    });
+  cr.command('show')
+    .description('show the balance')
+    .requiredOption('--org <org>', 'organization id')
+    .option('--json', 'JSON output')
+    .action(async (o: { org: string; json?: boolean }) => {
+      const balance = await withServices((s) => s.credits.balance(o.org));
+      print(!!o.json, { org: o.org, balance: toCredits(balance) }, `${o.org}: ${toCredits(balance)} credits`);
+    });
+}

@@ -1,0 +1,46 @@
+/**
+ * Markdown reference of the CSV formats, rendered from the entity definitions so the README
+ * cannot drift from the code (a test compares them).
+ */
+import { ENTITIES, csvFields } from './index.ts';
+import type { FieldDef } from './types.ts';
+
+const TYPE_LABEL: Record<FieldDef['type'], string> = {
+  keyword: 'text',
+  name: 'text (name)',
+  text: 'text',
+  keywords: 'list, `;`-separated',
+  integer: 'integer',
+  long: 'integer',
+  double: 'number',
+  boolean: 'true/false',
+  date: 'ISO-8601 date',
+};
+
+function rule(f: FieldDef): string {
+  const parts: string[] = [];
+  if (f.source.kind === 'csv' && f.source.required) parts.push('**required**');
+  if (f.enum) parts.push(`one of: ${f.enum.map((e) => `\`${e}\``).join(', ')}`);
+  if (f.format) parts.push(`format: ${f.format}`);
+  if (f.min !== undefined || f.max !== undefined) parts.push(`range: ${f.min ?? '…'} to ${f.max ?? '…'}`);
+  return parts.join('; ');
+}
+
+/** The CSV columns of every entity, as markdown sections. */
+export function csvReference(): string {
+  const out: string[] = [];
+  for (const def of ENTITIES) {
+    out.push(`#### ${def.name}.csv\n`);
+    out.push('| column | type | rules | meaning |');
+    out.push('|---|---|---|---|');
+    for (const f of csvFields(def)) {
+      const enumHeavy = f.enum && f.enum.length > 12;
+      const r = enumHeavy ? `${rule({ ...f, enum: undefined })}; see \`mappings/\`` : rule(f);
+      out.push(`| \`${f.name}\` | ${TYPE_LABEL[f.type]} | ${r.replace(/\|/g, '\\|')} | ${f.description} |`);
+    }
+    const joined = def.fields.filter((f) => f.source.kind !== 'csv').map((f) => `\`${f.name}\``);
+    if (joined.length) out.push(`\nComputed at ingest (derived or copied from parents): ${joined.join(', ')}.`);
+    out.push('');
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,40 @@
+/**
+ * The Koa application: envelope → body parsing → public routes → auth → rate limit →
+ * authenticated routes → 404 in the envelope.
+ */
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import type { Services } from './context.ts';
+import { envelope } from './middleware/envelope.ts';
+import { authenticate } from './middleware/auth.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { accountRoutes, healthRoutes } from './routes/account.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import type Router from '@koa/router';
+
+/** Route groups that need an authenticated key, in mount order. */
+export type RouteFactory = (services: Services) => Router;
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes];
+
+export function createApp(services: Services, extra: RouteFactory[] = []): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(envelope(services.log));
+  app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never, onError: (err) => { throw Object.assign(err, { status: (err as { status?: number }).status ?? 400 }); } }));
+  const health = healthRoutes(services);
+  app.use(health.routes());
+  const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));
+  const auth = authenticate(services);
+  const limit = rateLimit(services);
+  app.use(async (ctx, next) => {
+    // A path no route knows is a 404 whoever asks; known paths need a key.
+    const known = routers.some((r) => r.match(ctx.path, ctx.method).path.length > 0);
+    if (!known) return next();
+    await auth(ctx, () => limit(ctx, next));
+  });
+  for (const router of routers) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: false }));
+  }
+  return app;
+}

@@ -1,0 +1,47 @@
+/**
+ * The services of a running server, built once and passed to the app (no service locator).
+ */
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.ts';
+import { sandboxNamespace } from './config.ts';
+import { createEs, type Es } from './adapters/es.ts';
+import { createRedis, type RedisClient } from './adapters/redis.ts';
+import { redisKeys, type RedisKeys } from './redis-keys.ts';
+import { KeyService } from './services/keys.ts';
+import { CreditService } from './services/credits.ts';
+
+export interface Services {
+  config: Config;
+  log: Logger;
+  es: Es;
+  redis: RedisClient;
+  /** Redis key names (one namespace for live and sandbox: keys, credits and tags are not data). */
+  rk: RedisKeys;
+  keys: KeyService;
+  credits: CreditService;
+  /** Elasticsearch namespace a key reads: the sandbox for test keys. */
+  dataNamespace: (keyType: 'live' | 'test') => string;
+  close: () => Promise<void>;
+}
+
+export function createServices(config: Config, opts: { log?: Logger } = {}): Services {
+  const log = opts.log ?? pino({ level: config.logLevel, base: { service: 'bintel' }, redact: ['req.headers.authorization', 'secret'] });
+  const es = createEs(config);
+  const redis = createRedis(config);
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+  const rk = redisKeys(config.namespace);
+  return {
+    config,
+    log,
+    es,
+    redis,
+    rk,
+    keys: new KeyService(redis, rk),
+    credits: new CreditService(redis, rk),
+    dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
+    close: async () => {
+      redis.disconnect();
+      await es.close();
+    },
+  };
+}

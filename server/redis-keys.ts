@@ -1,0 +1,64 @@
+/**
+ * Every Redis key name, in one place. All start with the namespace. Keys that one Lua
+ * script or MULTI touches together share a Redis Cluster hash tag ({org:ID} or {u:ORG/USER}),
+ * so the design survives a move to Redis Cluster.
+ */
+export interface RedisKeys {
+  /** API key record by secret hash (the only key auth reads): JSON. */
+  keyBySecret(secretHash: string): string;
+  /** API key record by id (listing, revoke, rotate): JSON. */
+  key(id: string): string;
+  /** Ids of every key of an organization (set). */
+  orgKeys(org: string): string;
+  /** Credit pool of an organization, integer milli-credits. */
+  credits(org: string): string;
+  /** Usage counters of a key (hash: credits_milli, rows, queries), in the org's slot. */
+  usage(org: string, keyId: string): string;
+  /** Daily rows of a key (expires after the day). */
+  dailyRows(org: string, keyId: string, day: string): string;
+  /** Rate-limiter prefix. */
+  rateLimit(): string;
+  /** Crawl-detection state of a key for one filter fingerprint. */
+  crawl(keyId: string, fingerprint: string): string;
+  /** Tag records and indexes of one user. */
+  tagRecord(scope: string, tagId: string): string;
+  tagPair(scope: string, entityType: string, entityId: string, tag: string): string;
+  tagEntities(scope: string, entityType: string, tag: string): string;
+  tagNames(scope: string, entityType: string, entityId: string): string;
+  tagIndex(scope: string): string;
+  tagByName(scope: string, tag: string): string;
+  /** CRM matches of an organization (hash: domain or ein → statuses). */
+  crm(org: string): string;
+  /** Count cache and cursors of list queries. */
+  count(fingerprint: string): string;
+  cursor(fingerprint: string, page: number): string;
+  /** Prefix of everything in the namespace (tests clean up by it). */
+  prefix(): string;
+}
+
+/** Key names for a namespace. */
+export function redisKeys(ns: string): RedisKeys {
+  const p = `${ns}:`;
+  const org = (o: string) => `${p}{org:${o}}`;
+  const user = (scope: string) => `${p}{u:${scope}}`;
+  return Object.freeze({
+    keyBySecret: (h: string) => `${p}apikey:secret:${h}`,
+    key: (id: string) => `${p}apikey:id:${id}`,
+    orgKeys: (o: string) => `${org(o)}:keys`,
+    credits: (o: string) => `${org(o)}:credits`,
+    usage: (o: string, id: string) => `${org(o)}:usage:${id}`,
+    dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,
+    rateLimit: () => `${p}rl`,
+    crawl: (id: string, fp: string) => `${p}crawl:${id}:${fp}`,
+    tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
+    tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,
+    tagEntities: (s: string, t: string, tag: string) => `${user(s)}:ents:${t}:${tag}`,
+    tagNames: (s: string, t: string, e: string) => `${user(s)}:names:${t}:${e}`,
+    tagIndex: (s: string) => `${user(s)}:tags`,
+    tagByName: (s: string, tag: string) => `${user(s)}:byname:${tag}`,
+    crm: (o: string) => `${org(o)}:crm`,
+    count: (fp: string) => `${p}count:${fp}`,
+    cursor: (fp: string, page: number) => `${p}cursor:${fp}:${page}`,
+    prefix: () => p,
+  });
+}

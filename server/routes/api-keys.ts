@@ -1,0 +1,79 @@
+/**
+ * The API key endpoints: list with usage (keys:read), create a child key, revoke and rotate
+ * (keys:write). Every key shown is of the caller's organization; secrets are returned only at
+ * creation and rotation.
+ */
+import Router from '@koa/router';
+import type { Services } from '../context.ts';
+import { ok } from '../middleware/envelope.ts';
+import { requireScope } from '../middleware/auth.ts';
+import { forbidden } from '../errors.ts';
+import { toCredits } from '../pricing.ts';
+import { publicKey, type KeyRecord, type KeyType } from '../services/keys.ts';
+import { ALL_SCOPES } from '../scopes.ts';
+import { bodyOf, validator } from '../validate.ts';
+import type { Tier } from '../../mappings/types.ts';
+
+interface CreateBody {
+  scopes: string[];
+  name?: string;
+  key_type?: KeyType;
+  field_tier?: Tier;
+}
+
+const createBody = validator<CreateBody>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['scopes'],
+  properties: {
+    scopes: { type: 'array', minItems: 1, maxItems: ALL_SCOPES.length, items: { type: 'string', minLength: 1 } },
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    key_type: { type: 'string', enum: ['live', 'test'] },
+    field_tier: { type: 'string', enum: ['basic', 'advanced'] },
+  },
+});
+
+export function apiKeyRoutes(services: Services): Router {
+  const r = new Router();
+
+  const withUsage = async (k: KeyRecord) => {
+    const u = await services.credits.usage(k.org, k.id);
+    return { ...publicKey(k), credits_used: toCredits(u.credits_milli), rows_returned: u.rows, queries: u.queries };
+  };
+
+  r.get('/v1/api-keys', async (ctx) => {
+    const key = requireScope(ctx, 'keys:read');
+    const keys = await services.keys.list(key.org);
+    const data = await Promise.all(keys.map(withUsage));
+    ok(ctx, data, { total_count: data.length, returned: data.length });
+  });
+
+  r.post('/v1/api-keys', async (ctx) => {
+    const key = requireScope(ctx, 'keys:write');
+    const body = createBody(bodyOf(ctx));
+    const created = await services.keys.createChild(key, body);
+    ok(ctx, { ...created.key, secret: created.secret }, {}, 201);
+  });
+
+  const target = async (ctx: Parameters<Parameters<Router['delete']>[1]>[0]) => {
+    const key = requireScope(ctx, 'keys:write');
+    const rec = await services.keys.getInOrg(key.org, ctx.params.key_id);
+    // A child key manages only itself; the root manages every key of the organization.
+    if (key.parent_id !== null && rec.id !== key.id) throw forbidden('Only the root key can manage other keys', 'key_id', 'not_root_key');
+    return rec;
+  };
+
+  r.delete('/v1/api-keys/:key_id', async (ctx) => {
+    const rec = await target(ctx);
+    ok(ctx, publicKey(await services.keys.revoke(rec)));
+  });
+
+  r.post('/v1/api-keys/:key_id/rotate', async (ctx) => {
+    const rec = await target(ctx);
+    const rotated = await services.keys.rotate(rec);
+    ok(ctx, { ...rotated.key, secret: rotated.secret });
+  });
+
+  return r;
+}
+

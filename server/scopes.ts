@@ -1,0 +1,24 @@
+/**
+ * Scopes and what each key type may do.
+ */
+import { ENTITY_NAMES } from '../mappings/index.ts';
+
+export const DATA_READ_SCOPES: readonly string[] = Object.freeze(ENTITY_NAMES.map((e) => `read:${e}`));
+export const ALL_SCOPES: readonly string[] = Object.freeze([
+  ...DATA_READ_SCOPES,
+  'tags:read',
+  'tags:write',
+  'keys:read',
+  'keys:write',
+  'credits:read',
+  'usage:read',
+  'writing:read',
+  'writing:write',
+  'writing:generate',
+]);
+
+/** Scopes a test (sandbox) key can never use, whatever it holds. */
+export const LIVE_ONLY_SCOPES: readonly string[] = Object.freeze(['tags:write', 'keys:read', 'keys:write', 'credits:read', 'usage:read', 'writing:read', 'writing:write', 'writing:generate']);
+
+export const isDataReadScope = (s: string) => DATA_READ_SCOPES.includes(s);
+export const isKnownScope = (s: string) => ALL_SCOPES.includes(s);

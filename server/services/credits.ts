@@ -1,0 +1,85 @@
+/**
+ * Organization credit pools in integer milli-credits. A debit is one Lua script: check the
+ * balance, debit, and record the key's usage (credits, rows, queries) and its daily rows in
+ * the same step; it either does all of it or nothing. Every key the script touches carries
+ * the organization's hash tag, so the script is Redis Cluster-safe.
+ */
+import type { RedisClient } from '../adapters/redis.ts';
+import type { RedisKeys } from '../redis-keys.ts';
+
+const DEBIT = `
+local amount = tonumber(ARGV[1])
+local balance = tonumber(redis.call('GET', KEYS[1]) or '0')
+local cap = tonumber(ARGV[4])
+if cap >= 0 and tonumber(ARGV[3]) > 0 then
+  local used = tonumber(redis.call('GET', KEYS[3]) or '0')
+  if used + tonumber(ARGV[3]) > cap then return {2, balance, used} end
+end
+if amount > balance then return {0, balance} end
+if amount > 0 then balance = redis.call('DECRBY', KEYS[1], amount) end
+redis.call('HINCRBY', KEYS[2], 'credits_milli', amount)
+redis.call('HINCRBY', KEYS[2], 'rows', tonumber(ARGV[2]))
+redis.call('HINCRBY', KEYS[2], 'queries', 1)
+if tonumber(ARGV[3]) > 0 then
+  redis.call('INCRBY', KEYS[3], tonumber(ARGV[3]))
+  redis.call('EXPIRE', KEYS[3], 172800)
+end
+return {1, balance}
+`;
+
+export interface DebitResult {
+  /** charged, or refused because the pool cannot pay, or because the key's daily row cap would be passed. */
+  outcome: 'charged' | 'insufficient' | 'daily_cap';
+  /** Balance after the debit (or the unchanged balance when refused), milli-credits. */
+  balance: number;
+}
+
+export interface Usage {
+  credits_milli: number;
+  rows: number;
+  queries: number;
+}
+
+export class CreditService {
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
+    this.redis.defineCommand('bintelDebit', { numberOfKeys: 3, lua: DEBIT });
+  }
+
+  async balance(org: string): Promise<number> {
+    return Number((await this.redis.get(this.keys.credits(org))) ?? 0);
+  }
+
+  /** Adds (or, negative, removes) milli-credits; returns the new balance. */
+  async grant(org: string, milli: number): Promise<number> {
+    return this.redis.incrby(this.keys.credits(org), milli);
+  }
+
+  /**
+   * Charges `milli` to the org pool and records usage of the key (and `dailyRows` rows on
+   * today's counter, which may not pass `dailyCap`; -1 for none) atomically; refuses without
+   * side effects when the pool cannot pay or the cap would be passed.
+   */
+  async debit(req: { org: string; keyId: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string }): Promise<DebitResult> {
+    const run = (this.redis as unknown as { bintelDebit: (...a: (string | number)[]) => Promise<number[]> }).bintelDebit;
+    const [code, balance] = await run.call(
+      this.redis,
+      this.keys.credits(req.org),
+      this.keys.usage(req.org, req.keyId),
+      this.keys.dailyRows(req.org, req.keyId, req.day),
+      req.milli,
+      req.rows,
+      req.dailyRows,
+      req.dailyCap,
+    );
+    return { outcome: code === 1 ? 'charged' : code === 2 ? 'daily_cap' : 'insufficient', balance: Number(balance) };
+  }
+
+  async usage(org: string, keyId: string): Promise<Usage> {
+    const h = await this.redis.hgetall(this.keys.usage(org, keyId));
+    return { credits_milli: Number(h.credits_milli ?? 0), rows: Number(h.rows ?? 0), queries: Number(h.queries ?? 0) };
+  }
+
+  async dailyRows(org: string, keyId: string, day: string): Promise<number> {
+    return Number((await this.redis.get(this.keys.dailyRows(org, keyId, day))) ?? 0);
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * API keys: issued by the operator (CLI) or, for child keys, by a root key. Secrets are
+ * random, prefixed by type, shown once; only their SHA-256 is stored. Auth is one Redis GET
+ * by secret hash; revocation and rotation rewrite that record, so they take effect at once
+ * in every server process.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { RedisClient } from '../adapters/redis.ts';
+import type { RedisKeys } from '../redis-keys.ts';
+import { ENTITY_NAMES } from '../../mappings/index.ts';
+import { ENTITIES } from '../../mappings/index.ts';
+import type { Tier } from '../../mappings/types.ts';
+import { ALL_SCOPES, DATA_READ_SCOPES, isDataReadScope, isKnownScope } from '../scopes.ts';
+import { ApiError, forbidden, invalid, notFound } from '../errors.ts';
+
+export type KeyType = 'live' | 'test';
+export type KeyState = 'active' | 'revoked' | 'rotated';
+
+export interface KeyRecord {
+  id: string;
+  org: string;
+  user: string;
+  name: string;
+  key_type: KeyType;
+  scopes: string[];
+  field_tier: Tier;
+  entity_field_tiers: Record<string, Tier>;
+  field_tiers: Record<string, { basic: string[]; advanced: string[] }>;
+  parent_id: string | null;
+  internal: boolean;
+  /** First characters of the secret, for recognising a key in lists. */
+  secret_prefix: string;
+  secret_hash: string;
+  status: KeyState;
+  created_at: string;
+  revoked_at: string | null;
+  rotated_at: string | null;
+}
+
+/** What the API shows of a key: never the hash. */
+export type PublicKey = Omit<KeyRecord, 'secret_hash'>;
+
+export interface KeyWithSecret {
+  key: PublicKey;
+  secret: string;
+}
+
+const SECRET_RE = /^bk_(live|test)_[A-Za-z0-9]{40}$/;
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Rotated-out secrets answer "rotated" (not "unknown") for this long, then vanish. */
+const ROTATED_TTL_S = 30 * 24 * 3600;
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
+
+function randomSecret(type: KeyType): string {
+  const bytes = randomBytes(40);
+  let s = '';
+  for (const b of bytes) s += ALPHABET[b % 62];
+  return `bk_${type}_${s}`;
+}
+
+export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+export const looksLikeSecret = (s: string) => SECRET_RE.test(s);
+
+/** Default field lists per tier, from the entity definitions (copied into every key). */
+function defaultFieldTiers(): Record<string, { basic: string[]; advanced: string[] }> {
+  const out: Record<string, { basic: string[]; advanced: string[] }> = {};
+  for (const def of ENTITIES) {
+    const fields = def.fields.filter((f) => f.output !== false);
+    out[def.name] = { basic: fields.filter((f) => f.tier !== 'advanced').map((f) => f.name), advanced: fields.filter((f) => f.tier === 'advanced').map((f) => f.name) };
+  }
+  return out;
+}
+
+export const publicKey = ({ secret_hash: _h, ...rest }: KeyRecord): PublicKey => rest;
+
+export interface CreateKeyInput {
+  org: string;
+  user: string;
+  name?: string;
+  key_type?: KeyType;
+  field_tier?: Tier;
+  scopes?: string[];
+  internal?: boolean;
+}
+
+export class KeyService {
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {}
+
+  /** Issues a root key (operator). */
+  async createRoot(input: CreateKeyInput): Promise<KeyWithSecret> {
+    for (const [field, v] of [['org', input.org], ['user', input.user]] as const) {
+      if (!ID_RE.test(v)) throw invalid({ field, issue: 'invalid_format', expected: 'letters, digits and _ . @ - (at most 64)' });
+    }
+    const scopes = input.scopes ?? [...ALL_SCOPES];
+    const unknown = scopes.filter((s) => !isKnownScope(s));
+    if (unknown.length) throw invalid({ field: 'scopes', issue: 'unknown_scope', expected: ALL_SCOPES });
+    const tier = input.field_tier ?? 'advanced';
+    return this.insert({
+      org: input.org,
+      user: input.user,
+      name: input.name ?? 'root key',
+      key_type: input.key_type ?? 'live',
+      scopes: [...new Set(scopes)],
+      field_tier: tier,
+      entity_field_tiers: Object.fromEntries(ENTITY_NAMES.map((e) => [e, tier])),
+      field_tiers: defaultFieldTiers(),
+      parent_id: null,
+      internal: input.internal ?? false,
+    });
+  }
+
+  /**
+   * Issues a child key of `parent`: data-read scopes only, and only ones the parent holds;
+   * tier templates copied from the parent; its tier no higher than the parent's.
+   */
+  async createChild(parent: KeyRecord, body: { scopes: string[]; name?: string; key_type?: KeyType; field_tier?: Tier }): Promise<KeyWithSecret> {
+    if (parent.parent_id !== null) throw forbidden('Only a root key can create keys', 'authorization', 'not_root_key');
+    const notData = body.scopes.filter((s) => !isDataReadScope(s));
+    if (notData.length) throw invalid({ field: 'scopes', issue: 'not_a_data_read_scope', expected: DATA_READ_SCOPES }, `scopes: ${notData.join(', ')} cannot be given to a child key (data-read scopes only)`);
+    const notHeld = body.scopes.filter((s) => !parent.scopes.includes(s));
+    if (notHeld.length) throw forbidden(`The parent key does not hold ${notHeld.join(', ')}`, 'scopes', 'scope_not_held_by_parent');
+    const tier = body.field_tier ?? parent.field_tier;
+    if (tier === 'advanced' && parent.field_tier !== 'advanced') throw forbidden('A child key cannot have a higher field tier than its parent', 'field_tier', 'tier_above_parent');
+    return this.insert({
+      org: parent.org,
+      user: parent.user,
+      name: body.name ?? 'child key',
+      key_type: body.key_type ?? parent.key_type,
+      scopes: [...new Set(body.scopes)],
+      field_tier: tier,
+      entity_field_tiers: Object.fromEntries(Object.entries(parent.entity_field_tiers).map(([e, t]) => [e, tier === 'basic' ? 'basic' : t])),
+      field_tiers: structuredClone(parent.field_tiers),
+      parent_id: parent.id,
+      internal: false,
+    });
+  }
+
+  private async insert(base: Omit<KeyRecord, 'id' | 'secret_prefix' | 'secret_hash' | 'status' | 'created_at' | 'revoked_at' | 'rotated_at'>): Promise<KeyWithSecret> {
+    const secret = randomSecret(base.key_type);
+    const rec: KeyRecord = {
+      ...base,
+      id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      secret_prefix: secret.slice(0, 12),
+      secret_hash: hashSecret(secret),
+      status: 'active',
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+      rotated_at: null,
+    };
+    const json = JSON.stringify(rec);
+    await this.redis.multi().set(this.keys.key(rec.id), json).set(this.keys.keyBySecret(rec.secret_hash), json).sadd(this.keys.orgKeys(rec.org), rec.id).exec();
+    return { key: publicKey(rec), secret };
+  }
+
+  /**
+   * The key a secret belongs to, with its state. Null when unknown. The stored hash is
+   * compared in constant time as a second check of the lookup.
+   */
+  async authenticate(secret: string): Promise<KeyRecord | null> {
+    const h = hashSecret(secret);
+    const json = await this.redis.get(this.keys.keyBySecret(h));
+    if (!json) return null;
+    const rec = JSON.parse(json) as KeyRecord;
+    const a = Buffer.from(h, 'hex');
+    const b = Buffer.from(rec.secret_hash, 'hex');
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+    return rec;
+  }
+
+  async get(id: string): Promise<KeyRecord | null> {
+    const json = await this.redis.get(this.keys.key(id));
+    return json ? (JSON.parse(json) as KeyRecord) : null;
+  }
+
+  /** Every key of an organization, oldest first. */
+  async list(org: string): Promise<KeyRecord[]> {
+    const ids = await this.redis.smembers(this.keys.orgKeys(org));
+    if (!ids.length) return [];
+    const jsons = await this.redis.mget(ids.map((id) => this.keys.key(id)));
+    return jsons.filter((j): j is string => !!j).map((j) => JSON.parse(j) as KeyRecord).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  }
+
+  /** A key of the caller's organization, or 404 (never reveals other organizations' keys). */
+  async getInOrg(org: string, id: string): Promise<KeyRecord> {
+    const rec = await this.get(id);
+    if (!rec || rec.org !== org) throw notFound('API key', 'key_id');
+    return rec;
+  }
+
+  async revoke(rec: KeyRecord): Promise<KeyRecord> {
+    if (rec.status === 'revoked') return rec;
+    const next: KeyRecord = { ...rec, status: 'revoked', revoked_at: new Date().toISOString() };
+    const json = JSON.stringify(next);
+    await this.redis.multi().set(this.keys.key(rec.id), json).set(this.keys.keyBySecret(rec.secret_hash), json).exec();
+    return next;
+  }
+
+  /** New secret, returned once; the old one stops working at once. */
+  async rotate(rec: KeyRecord): Promise<KeyWithSecret> {
+    if (rec.status !== 'active') throw new ApiError('CONFLICT', 'A revoked key cannot be rotated', [{ field: 'key_id', issue: 'revoked' }]);
+    const secret = randomSecret(rec.key_type);
+    const next: KeyRecord = { ...rec, secret_prefix: secret.slice(0, 12), secret_hash: hashSecret(secret), rotated_at: new Date().toISOString() };
+    const old = JSON.stringify({ ...rec, status: 'rotated' satisfies KeyState });
+    const json = JSON.stringify(next);
+    await this.redis
+      .multi()
+      .set(this.keys.key(rec.id), json)
+      .set(this.keys.keyBySecret(next.secret_hash), json)
+      .set(this.keys.keyBySecret(rec.secret_hash), old, 'EX', ROTATED_TTL_S)
+      .exec();
+    return { key: publicKey(next), secret };
+  }
+}

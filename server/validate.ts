@@ -1,0 +1,59 @@
+/**
+ * Request-body validation with ajv: schemas compiled once; ajv errors translated into
+ * the API's details ({field, issue, expected}).
+ */
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import type { Context } from 'koa';
+import { invalid, type ErrorDetail } from './errors.ts';
+
+const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
+
+const ISSUE: Record<string, (e: ErrorObject) => Pick<ErrorDetail, 'issue' | 'expected'>> = {
+  additionalProperties: () => ({ issue: 'unknown_field' }),
+  required: () => ({ issue: 'missing_required' }),
+  type: (e) => ({ issue: 'invalid_type', expected: (e.params as { type: string }).type }),
+  enum: (e) => ({ issue: 'invalid_value', expected: (e.params as { allowedValues: unknown[] }).allowedValues }),
+  maxItems: (e) => ({ issue: 'too_many_items', expected: `at most ${(e.params as { limit: number }).limit}` }),
+  minItems: (e) => ({ issue: 'too_few_items', expected: `at least ${(e.params as { limit: number }).limit}` }),
+  minLength: (e) => ({ issue: (e.params as { limit: number }).limit === 1 ? 'empty' : 'too_short', expected: `at least ${(e.params as { limit: number }).limit} characters` }),
+  maxLength: (e) => ({ issue: 'too_long', expected: `at most ${(e.params as { limit: number }).limit} characters` }),
+  minimum: (e) => ({ issue: 'out_of_range', expected: `>= ${(e.params as { limit: number }).limit}` }),
+  maximum: (e) => ({ issue: 'out_of_range', expected: `<= ${(e.params as { limit: number }).limit}` }),
+  pattern: () => ({ issue: 'invalid_format' }),
+  uniqueItems: () => ({ issue: 'duplicate_items' }),
+};
+
+/** `/entity_ids/3` → `entity_ids[3]`; the missing or unknown property is appended. */
+function fieldOf(e: ErrorObject): string {
+  const path = e.instancePath.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
+  const prop = (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (e.params as { additionalProperty?: string }).additionalProperty;
+  return [path, prop].filter(Boolean).join('.') || 'body';
+}
+
+export function toDetails(errors: ErrorObject[] | null | undefined): ErrorDetail[] {
+  const seen = new Set<string>();
+  const out: ErrorDetail[] = [];
+  for (const e of errors ?? []) {
+    const d = { field: fieldOf(e), ...(ISSUE[e.keyword]?.(e) ?? { issue: `invalid_${e.keyword}` }) };
+    const k = `${d.field}|${d.issue}`;
+    if (!seen.has(k)) out.push(d), seen.add(k);
+  }
+  return out;
+}
+
+/** A validator for a schema: returns the typed value or throws 400 VALIDATION_ERROR with every problem. */
+export function validator<T>(schema: JSONSchemaType<T> | Record<string, unknown>): (body: unknown) => T {
+  const fn = ajv.compile(schema as JSONSchemaType<T>) as ValidateFunction<T>;
+  return (body: unknown): T => {
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw invalid({ field: 'body', issue: 'invalid_type', expected: 'a JSON object' });
+    }
+    if (!fn(body)) throw invalid(toDetails(fn.errors));
+    return body;
+  };
+}
+
+/** The parsed JSON body of a request (koa-body), or undefined. */
+export function bodyOf(ctx: Context): unknown {
+  return (ctx.request as unknown as { body?: unknown }).body;
+}

@@ -1,0 +1,168 @@
+/**
+ * Access: envelope and status codes, authentication states, scopes, child-key rules,
+ * revoke and rotate seen by a second server process sharing Redis.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { startHarness, type Harness } from './harness.ts';
+
+const t = suite('access');
+let a: Harness;
+let b: Harness;
+const org = `org-${randomUUID().slice(0, 8)}`;
+
+function assertError(res: { status: number; body: any; headers: Headers }, status: number, code: string, field?: string): void {
+  assert.is(res.status, status, JSON.stringify(res.body));
+  assert.is(res.body.ok, false);
+  assert.is(res.body.error.code, code);
+  assert.type(res.body.error.message, 'string');
+  assert.ok(Array.isArray(res.body.error.details));
+  assert.is(res.body.error.request_id, res.headers.get('x-request-id'));
+  assert.equal(res.body.meta, { credits_charged: 0 });
+  if (field) assert.ok(res.body.error.details.some((d: { field: string }) => d.field === field), `details name ${field}: ${JSON.stringify(res.body.error.details)}`);
+}
+
+t.before(async () => {
+  a = await startHarness();
+  b = await startHarness();
+});
+t.after(async () => {
+  await a.close();
+  await b.close();
+});
+
+t('health needs no key and reports both backends', async () => {
+  const res = await a.call('GET', '/v1/health');
+  assert.is(res.status, 200);
+  assert.is(res.body.ok, true);
+  assert.is(res.body.data.elasticsearch.ok, true);
+  assert.is(res.body.data.redis.ok, true);
+  assert.ok(res.headers.get('x-request-id'));
+});
+
+t('unknown /v1 paths are 404 in the envelope, with or without a key', async () => {
+  assertError(await a.call('GET', '/v1/nope'), 404, 'NOT_FOUND', 'path');
+  const { secret } = await a.key({ org });
+  assertError(await a.call('GET', '/v1/companiez/x', { secret }), 404, 'NOT_FOUND', 'path');
+});
+
+t('401 for missing, malformed and unknown credentials', async () => {
+  assertError(await a.call('GET', '/v1/whoami'), 401, 'UNAUTHORIZED', 'authorization');
+  assertError(await a.call('GET', '/v1/whoami', { headers: { authorization: 'Basic abc' } }), 401, 'UNAUTHORIZED');
+  assertError(await a.call('GET', '/v1/whoami', { secret: 'bk_live_short' }), 401, 'UNAUTHORIZED');
+  assertError(await a.call('GET', '/v1/whoami', { secret: `bk_live_${'A'.repeat(40)}` }), 401, 'UNAUTHORIZED');
+  const res = await a.call('GET', '/v1/whoami');
+  assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+});
+
+t('whoami describes the key and never its secret or hash', async () => {
+  const { key, secret } = await a.key({ org, user: 'alice', field_tier: 'basic' });
+  const res = await a.call('GET', '/v1/whoami', { secret });
+  assert.is(res.status, 200);
+  assert.is(res.body.data.key.id, key.id);
+  assert.is(res.body.data.organization, org);
+  assert.is(res.body.meta.key_tier, 'basic');
+  assert.is(res.body.meta.credits_charged, 0);
+  const text = JSON.stringify(res.body);
+  assert.not.ok(text.includes(secret));
+  assert.not.ok(text.includes('secret_hash'));
+  assert.ok(res.headers.get('ratelimit-limit'));
+});
+
+t('child keys: root only, data-read scopes the parent holds, tier templates copied', async () => {
+  const root = await a.key({ org, field_tier: 'advanced', scopes: ['read:companies', 'read:personnel', 'keys:read', 'keys:write', 'credits:read'] });
+  const created = await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'], name: 'reporting' } });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  const child = created.body.data;
+  assert.match(child.secret, /^bk_live_/);
+  assert.is(child.parent_id, root.key.id);
+  assert.equal(child.scopes, ['read:companies']);
+  assert.equal(child.field_tiers, root.key.field_tiers);
+  assert.equal(child.entity_field_tiers, root.key.entity_field_tiers);
+
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['keys:write'] } }), 400, 'VALIDATION_ERROR', 'scopes');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:brokers'] } }), 403, 'FORBIDDEN', 'scopes');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'], nmae: 'typo' } }), 400, 'VALIDATION_ERROR', 'nmae');
+  const unknownField = await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'], nmae: 'typo' } });
+  assert.is(unknownField.body.error.details[0].issue, 'unknown_field');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: {} }), 400, 'VALIDATION_ERROR', 'scopes');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, raw: '{"scopes": [' }), 400, 'VALIDATION_ERROR', 'body');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: 'read:companies' } }), 400, 'VALIDATION_ERROR', 'scopes');
+  // A child cannot create keys, even with the scope list of its parent.
+  assertError(await a.call('POST', '/v1/api-keys', { secret: child.secret, body: { scopes: ['read:companies'] } }), 403, 'FORBIDDEN');
+
+  const basicRoot = await a.key({ org, field_tier: 'basic', scopes: ['read:companies', 'keys:write'] });
+  assertError(await a.call('POST', '/v1/api-keys', { secret: basicRoot.secret, body: { scopes: ['read:companies'], field_tier: 'advanced' } }), 403, 'FORBIDDEN', 'field_tier');
+
+  const list = await a.call('GET', '/v1/api-keys', { secret: root.secret });
+  assert.is(list.status, 200);
+  const ids = list.body.data.map((k: { id: string }) => k.id);
+  assert.ok(ids.includes(root.key.id) && ids.includes(child.id));
+  for (const k of list.body.data) {
+    assert.is(k.secret, undefined);
+    assert.is(k.secret_hash, undefined);
+    assert.type(k.credits_used, 'number');
+    assert.type(k.rows_returned, 'number');
+    assert.type(k.queries, 'number');
+  }
+});
+
+t('missing scope is 403 FORBIDDEN', async () => {
+  const { secret } = await a.key({ org, scopes: ['read:companies'] });
+  assertError(await a.call('GET', '/v1/api-keys', { secret }), 403, 'FORBIDDEN', 'authorization');
+  assertError(await a.call('GET', '/v1/credits', { secret }), 403, 'FORBIDDEN');
+});
+
+t('keys of another organization are invisible (404), never managed', async () => {
+  const mine = await a.key({ org });
+  const theirs = await a.key({ org: `${org}-other` });
+  assertError(await a.call('DELETE', `/v1/api-keys/${theirs.key.id}`, { secret: mine.secret }), 404, 'NOT_FOUND', 'key_id');
+  const still = await a.call('GET', '/v1/whoami', { secret: theirs.secret });
+  assert.is(still.status, 200);
+});
+
+t('revoke takes effect at once in another server process', async () => {
+  const root = await a.key({ org });
+  const victim = await a.key({ org, user: 'bob' });
+  assert.is((await b.call('GET', '/v1/whoami', { secret: victim.secret })).status, 200);
+  const res = await a.call('DELETE', `/v1/api-keys/${victim.key.id}`, { secret: root.secret });
+  assert.is(res.status, 200);
+  assert.is(res.body.data.status, 'revoked');
+  const after = await b.call('GET', '/v1/whoami', { secret: victim.secret });
+  assertError(after, 401, 'UNAUTHORIZED');
+  assert.is(after.body.error.details[0].issue, 'revoked_key');
+});
+
+t('rotate returns a new secret once; the old one fails at once everywhere', async () => {
+  const root = await a.key({ org });
+  const res = await a.call('POST', `/v1/api-keys/${root.key.id}/rotate`, { secret: root.secret });
+  assert.is(res.status, 200);
+  const fresh = res.body.data.secret;
+  assert.match(fresh, /^bk_live_/);
+  assert.is.not(fresh, root.secret);
+  const old = await b.call('GET', '/v1/whoami', { secret: root.secret });
+  assertError(old, 401, 'UNAUTHORIZED');
+  assert.is(old.body.error.details[0].issue, 'rotated_key');
+  assert.is((await b.call('GET', '/v1/whoami', { secret: fresh })).status, 200);
+});
+
+t('test keys cannot manage keys, read credits or write tags', async () => {
+  const test = await a.key({ org, key_type: 'test' });
+  assert.match(test.secret, /^bk_test_/);
+  assert.is((await a.call('GET', '/v1/whoami', { secret: test.secret })).body.data.sandbox, true);
+  assertError(await a.call('GET', '/v1/api-keys', { secret: test.secret }), 403, 'FORBIDDEN');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: test.secret, body: { scopes: ['read:companies'] } }), 403, 'FORBIDDEN');
+  assertError(await a.call('GET', '/v1/credits', { secret: test.secret }), 403, 'FORBIDDEN');
+});
+
+t('credits endpoint shows the pool', async () => {
+  const k = await a.key({ org: `${org}-credits` });
+  await a.running.services.credits.grant(`${org}-credits`, 12_500);
+  const res = await a.call('GET', '/v1/credits', { secret: k.secret });
+  assert.is(res.status, 200);
+  assert.is(res.body.data.balance, 12.5);
+  assert.is(res.body.meta.credits_charged, 0);
+});
+
+t.run();
