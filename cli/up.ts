@@ -1,19 +1,43 @@
 /**
  * `bintel up`: the README's first command. Elasticsearch and Redis up, demo and sandbox data
- * generated and loaded unless already there, then the API served in the foreground.
+ * generated and loaded unless already there, a demo organization with credits and fresh demo
+ * keys (live and test) printed with a ready curl example, then the API served in the
+ * foreground until Ctrl-C.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../server/config.ts';
+import { loadConfig, type Config } from '../server/config.ts';
 import { createEs } from '../server/adapters/es.ts';
 import { ensureEs } from '../server/local/es-local.ts';
 import { ensureRedis } from '../server/local/redis-local.ts';
+import { createServices } from '../server/context.ts';
+import { toCredits } from '../server/pricing.ts';
 import { DEMO_SIZES, SANDBOX_SIZES, ensureData } from '../ingest/demo.ts';
+import { serveForeground } from './serve.ts';
+
+export const DEMO_ORG = 'demo';
+const DEMO_CREDITS_MILLI = 10_000_000;
+
+/** Tops the demo pool up to 10,000 credits and issues fresh demo keys, revoking the previous ones. */
+async function demoKeys(config: Config): Promise<{ live: string; test: string; balance: number }> {
+  const services = createServices(config);
+  await services.redis.connect();
+  try {
+    for (const k of await services.keys.list(DEMO_ORG)) if (k.name.startsWith('demo ') && k.status === 'active') await services.keys.revoke(k);
+    const balance = await services.credits.balance(DEMO_ORG);
+    if (balance < DEMO_CREDITS_MILLI) await services.credits.grant(DEMO_ORG, DEMO_CREDITS_MILLI - balance);
+    const live = await services.keys.createRoot({ org: DEMO_ORG, user: 'demo-user', name: 'demo live key', key_type: 'live', field_tier: 'advanced' });
+    const test = await services.keys.createRoot({ org: DEMO_ORG, user: 'demo-user', name: 'demo test key', key_type: 'test', field_tier: 'advanced' });
+    return { live: live.secret, test: test.secret, balance: await services.credits.balance(DEMO_ORG) };
+  } finally {
+    await services.close();
+  }
+}
 
 export function registerUpCommand(program: Command): void {
   program
     .command('up')
-    .description('start Elasticsearch and Redis if needed, load demo and sandbox data unless present, serve the API')
-    .option('--no-serve', 'stop after the data is loaded')
+    .description('start Elasticsearch and Redis if needed, load demo and sandbox data unless present, print demo keys, serve the API')
+    .option('--no-serve', 'stop after the data and keys are ready')
     .action(async (o: { serve: boolean }) => {
       const config = loadConfig();
       const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -25,7 +49,13 @@ export function registerUpCommand(program: Command): void {
         const what = sandbox ? 'sandbox' : 'live';
         log(`${what} data ${r.loaded ? 'loaded' : 'already present'}: ${Object.entries(r.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
       }
-      if (!o.serve) return;
-      log('the API server is not part of this build yet; data is ready (bintel indices lists it)');
+      await es.close();
+      const keys = await demoKeys(config);
+      const base = `http://127.0.0.1:${config.port}`;
+      log(`\ndemo organization "${DEMO_ORG}": ${toCredits(keys.balance)} credits`);
+      log(`live key (advanced tier, every scope): ${keys.live}`);
+      log(`test key (sandbox data):               ${keys.test}`);
+      log(`\ntry:\n  curl -s -H "Authorization: Bearer ${keys.live}" ${base}/v1/whoami\n  curl -s -H "Authorization: Bearer ${keys.live}" "${base}/v1/companies?states=TX&page_size=5"\n`);
+      if (o.serve) await serveForeground(config.port, config.host);
     });
 }

@@ -2,7 +2,7 @@
  * The Koa application: envelope → body parsing → public routes → auth → rate limit →
  * authenticated routes → 404 in the envelope.
  */
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Services } from './context.ts';
 import { envelope } from './middleware/envelope.ts';
@@ -16,7 +16,18 @@ import type Router from '@koa/router';
 export type RouteFactory = (services: Services) => Router;
 const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes];
 
-export function createApp(services: Services, extra: RouteFactory[] = []): Koa {
+export interface AppOptions {
+  /** More authenticated route groups (the read API, benchmarks). */
+  routes?: RouteFactory[];
+  /**
+   * Replaces authentication and rate limiting (benchmarks measure the access layer by
+   * comparing against an app that sets `ctx.state.auth` itself). Never used in serving.
+   */
+  access?: Middleware;
+}
+
+export function createApp(services: Services, opts: AppOptions = {}): Koa {
+  const extra = opts.routes ?? [];
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(envelope(services.log));
@@ -26,11 +37,12 @@ export function createApp(services: Services, extra: RouteFactory[] = []): Koa {
   const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));
   const auth = authenticate(services);
   const limit = rateLimit(services);
+  const access: Middleware = opts.access ?? ((ctx, next) => auth(ctx, () => limit(ctx, next)));
   app.use(async (ctx, next) => {
     // A path no route knows is a 404 whoever asks; known paths need a key.
     const known = routers.some((r) => r.match(ctx.path, ctx.method).path.length > 0);
     if (!known) return next();
-    await auth(ctx, () => limit(ctx, next));
+    await access(ctx, next);
   });
   for (const router of routers) {
     app.use(router.routes());

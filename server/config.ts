@@ -14,6 +14,8 @@ export interface Config {
   readonly namespace: string;
   /** HTTP port of the API. */
   readonly port: number;
+  /** Interface the API binds (0.0.0.0 in containers). */
+  readonly host: string;
   /** Where bintel keeps local state: the Elasticsearch install, its data and logs, demo data. */
   readonly home: string;
   /** Version of the local Elasticsearch that `bintel es start` provisions. */
@@ -71,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl,
     namespace,
     port,
+    host: env.BINTEL_HOST || '127.0.0.1',
     home: env.BINTEL_HOME || join(homedir(), '.bintel'),
     esVersion: env.BINTEL_ES_VERSION || '8.19.7',
     esHeap: env.BINTEL_ES_HEAP || '1g',

@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { Config } from './config.ts';
 import { createServices, type Services } from './context.ts';
-import { createApp, type RouteFactory } from './app.ts';
+import { createApp, type AppOptions } from './app.ts';
 
 export interface Running {
   server: Server;
@@ -13,14 +13,15 @@ export interface Running {
   close: () => Promise<void>;
 }
 
-/** Listens on `port` (0: any free port) at 127.0.0.1 unless `host` is given. */
-export async function serve(config: Config, opts: { port?: number; host?: string; services?: Services; routes?: RouteFactory[] } = {}): Promise<Running> {
+/** Listens on `port` (0: any free port) at config.host unless `host` is given. */
+export async function serve(config: Config, opts: { port?: number; host?: string; services?: Services } & AppOptions = {}): Promise<Running> {
   const services = opts.services ?? createServices(config);
   await services.redis.connect().catch((err: Error) => {
     if (!/already connect/i.test(err.message)) throw new Error(`Redis at ${config.redisUrl} does not answer: ${err.message}`);
   });
-  const app = createApp(services, opts.routes);
-  const server = app.listen(opts.port ?? config.port, opts.host ?? '127.0.0.1');
+  const app = createApp(services, { routes: opts.routes, access: opts.access });
+  const host = opts.host ?? config.host;
+  const server = app.listen(opts.port ?? config.port, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -31,7 +32,7 @@ export async function serve(config: Config, opts: { port?: number; host?: string
   return {
     server,
     services,
-    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     close: async () => {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
