@@ -12,6 +12,8 @@ import { pickSignals, signalList } from './signals.ts';
 export interface BrokerCore {
   readonly cls: BrokerageClass;
   readonly name: string;
+  /** The name without its legal suffix. */
+  readonly base: string;
   readonly domain: string;
   /** Headquarters city (index into CITIES). */
   readonly hq: number;
@@ -30,10 +32,10 @@ export function brokerCore(ctx: Ctx, i: number): BrokerCore {
   const rng = rowRng(ctx.keys.brokers, i, 0);
   const cls = CLASS_PICK.pick(rng);
   const hq = (cls === 'national player' ? METRO_PICK : CITY_PICK).pick(rng);
-  const name = brokerName(rng, cls, hq);
-  const domain = domainStem(name) + (rng.chance(0.9) ? '.com' : rng.pick(['.net', '.us', '.co']));
+  const { name, base } = brokerName(rng, cls, hq);
+  const domain = domainStem(base) + (rng.chance(0.9) ? '.com' : rng.pick(['.net', '.us', '.co']));
   const spread = cls === 'national player' ? 12 * rng.logNormal(1, 0.5) : cls === 'regional player' ? rng.logNormal(1, 0.5) : 0;
-  return { cls, name, domain, hq, spread };
+  return { cls, name, base, domain, hq, spread };
 }
 
 export function brokerRow(ctx: Ctx, i: number): Row {
@@ -46,7 +48,7 @@ export function brokerRow(ctx: Ctx, i: number): Row {
     id: brokerId(ctx, i),
     broker_name: core.name,
     website: rng.chance(0.95) ? `https://www.${core.domain}` : '',
-    broker_linkedin: rng.chance(core.cls === 'local broker' ? 0.6 : 0.95) ? `https://www.linkedin.com/company/${linkedinSlug(core.name)}` : '',
+    broker_linkedin: rng.chance(core.cls === 'local broker' ? 0.6 : 0.95) ? `https://www.linkedin.com/company/${linkedinSlug(core.base)}` : '',
     hq_city: cityName(core.hq),
     hq_state: cityState(core.hq),
     hq_dma: cityDma(core.hq),

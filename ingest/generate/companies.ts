@@ -12,7 +12,7 @@ import { dec2, int, keywords, type Row } from './format.ts';
 import { officeId } from './offices.ts';
 import { CITY_DMA, CITY_PICK, cityDma, cityName, cityState, phoneOf, zipOf } from './geo.ts';
 import { companyName, domainOf, linkedinSlug } from './orgnames.ts';
-import { type Rng, rowRng, uuid, Weighted } from './prng.ts';
+import { fmix32, type Rng, rowRng, uuid, Weighted } from './prng.ts';
 import { pickSignals, signalList } from './signals.ts';
 import { INDUSTRY_PICK } from './words.ts';
 
@@ -20,6 +20,8 @@ export interface CompanyCore {
   /** Index into INDUSTRIES. */
   readonly industry: number;
   readonly name: string;
+  /** The name without its legal suffix. */
+  readonly base: string;
   readonly domain: string;
   /** Index into CITIES. */
   readonly city: number;
@@ -40,11 +42,12 @@ export function companyCore(ctx: Ctx, j: number): CompanyCore {
   const industry = INDUSTRY_PICK.pick(rng);
   const code = INDUSTRIES[industry].code;
   const city = CITY_PICK.pick(rng);
-  const name = companyName(rng, code, city);
-  const domain = domainOf(rng, name, code);
-  const median = 16 * (SIZE_FACTOR[code.slice(0, 3)] ?? 1);
+  const { name, base } = companyName(rng, code, city);
+  const domain = domainOf(rng, base, code);
+  // 13.5 with the industry factors puts the overall median at about 16 participants.
+  const median = 13.5 * (SIZE_FACTOR[code.slice(0, 3)] ?? 1);
   const participants = Math.min(250_000, Math.max(1, Math.round(rng.logNormal(median, 1.7))));
-  return { industry, name, domain, city, participants };
+  return { industry, name, base, domain, city, participants };
 }
 
 /** Valid IRS EIN prefixes (campus and internet codes). */
@@ -56,12 +59,15 @@ function range(lo: number, hi: number): number[] {
   return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
 }
 const EIN_SPACE = EIN_PREFIXES.length * 10_000_000;
-/** Multiplier of the EIN permutation: prime, so coprime with EIN_SPACE (83 x 10^7). */
-const EIN_STEP = 1_000_003;
 
-/** A 9-digit EIN, unique per company index (an affine permutation of the EIN space). */
+/**
+ * A 9-digit EIN, unique per company index: a keyed permutation of the 2^32 integers,
+ * cycle-walked until it lands in the EIN space, is a permutation of that space.
+ */
 export function einOf(ctx: Ctx, j: number): string {
-  const x = ((j % EIN_SPACE) * EIN_STEP + (ctx.einOffset % EIN_SPACE)) % EIN_SPACE;
+  let x = j % EIN_SPACE;
+  do x = fmix32((x ^ ctx.einOffset) >>> 0);
+  while (x >= EIN_SPACE);
   const prefix = EIN_PREFIXES[Math.floor(x / 10_000_000)];
   return String(prefix).padStart(2, '0') + String(x % 10_000_000).padStart(7, '0');
 }
@@ -118,7 +124,11 @@ export function companyRow(ctx: Ctx, j: number): Row {
   const employees = rng.chance(0.92) ? Math.ceil(p / rng.range(0.6, 0.95)) : Math.max(1, Math.round(p * rng.range(0.8, 1)));
   const selfFunded = rng.chance(selfFundedShare(p));
   const premiums = selfFunded ? p * rng.range(450, 1400) : p * rng.range(6000, 9000);
-  const growth = rng.chance(0.9) ? Math.max(-75, 2.5 + (p < 50 ? 12 : 6) * rng.normal()) : null;
+  // Growth from a prior-year headcount (whole participants, so small plans often show 0%).
+  const prior = Math.max(1, Math.round(p * Math.exp(-(0.025 + 0.1 * rng.normal()))));
+  const growth = rng.chance(0.9) ? Math.max(-75, ((p - prior) / prior) * 100) : null;
+  // Schedule A (insurance lines, carriers, premiums) is missing for a few filers.
+  const scheduleA = rng.chance(0.95);
   const lines = benefitLines(rng, selfFunded, large);
   const carriers = carriersFor(rng, lines, cityState(core.city));
   const has401k = rng.chance(p < 10 ? 0.3 : p < 100 ? 0.45 : 0.7);
@@ -126,13 +136,16 @@ export function companyRow(ctx: Ctx, j: number): Row {
   const offices = brokerOfficesOf(ctx, rng, core.city, large);
   const officeIds = offices.map((o) => officeId(ctx, o));
 
-  const signals = pickSignals(rng, 0.2, [
-    ...COMPANY_SIGNALS,
-    ...(growth === null ? ['new_filer'] : []),
-    ...(growth !== null && Math.abs(growth) > 20 ? ['headcount_change'] : []),
-    ...(growth !== null && growth < 0 ? ['below_peer_growth'] : []),
-    ...(offices.length ? ['broker_change'] : []),
-  ]);
+  // About a fifth of sponsors carry signals, only those their data supports.
+  const signals = rng.chance(0.2)
+    ? pickSignals(rng, 1, [
+        ...COMPANY_SIGNALS,
+        ...(growth === null ? ['new_filer'] : []),
+        ...(growth !== null && Math.abs(growth) > 20 ? ['headcount_change'] : []),
+        ...(growth !== null && growth < 0 ? ['below_peer_growth'] : []),
+        ...(offices.length ? ['broker_change'] : []),
+      ])
+    : [];
 
   return {
     id: companyId(ctx, j),
@@ -140,7 +153,7 @@ export function companyRow(ctx: Ctx, j: number): Row {
     ein: rng.chance(0.97) ? einOf(ctx, j) : '',
     website: rng.chance(0.85) ? (rng.chance(0.8) ? `https://www.${core.domain}` : `https://${core.domain}`) : '',
     company_industry: rng.chance(0.96) ? INDUSTRIES[core.industry].label : '',
-    company_linkedin: rng.chance(0.8) ? `https://www.linkedin.com/company/${linkedinSlug(core.name)}` : '',
+    company_linkedin: rng.chance(0.8) ? `https://www.linkedin.com/company/${linkedinSlug(core.base)}` : '',
     city: cityName(core.city),
     state: cityState(core.city),
     zip: rng.chance(0.97) ? zipOf(rng, core.city) : '',
@@ -150,14 +163,14 @@ export function companyRow(ctx: Ctx, j: number): Row {
     plan_name: rng.chance(0.96) ? core.name + PLAN_NAMES.pick(rng) : '',
     form_type: formType,
     filing_year: String(FILING_YEAR.pick(rng)),
-    total_premiums: rng.chance(0.92) ? int(premiums) : '',
+    total_premiums: scheduleA && rng.chance(0.96) ? int(premiums) : '',
     total_number_of_employees: rng.chance(0.96) ? String(employees) : '',
     participants: String(p),
     participant_growth: growth === null ? '' : dec2(growth),
     funding_status: rng.chance(0.97) ? (selfFunded ? 'Self-Funded' : 'Fully Insured') : '',
     renewal_month: rng.chance(0.96) ? RENEWAL.pick(rng) : '',
-    benefit_types: rng.chance(0.95) ? keywords(lines) : '',
-    carriers: rng.chance(0.94) ? keywords(carriers) : '',
+    benefit_types: scheduleA ? keywords(lines) : '',
+    carriers: scheduleA && rng.chance(0.98) ? keywords(carriers) : '',
     plan_assets_401k: has401k ? int(assets) : '',
     broker_office_ids: keywords(officeIds),
     primary_broker_office_id: officeIds[0] ?? '',

@@ -48,26 +48,28 @@ export class RecentDays {
   }
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+const UNDECOMPOSABLE = /[øØæÆœŒßłŁđĐı]/g;
 const SPECIAL: Record<string, string> = { ø: 'o', Ø: 'o', æ: 'ae', Æ: 'ae', œ: 'oe', Œ: 'oe', ß: 'ss', ł: 'l', Ł: 'l', đ: 'd', Đ: 'd', ı: 'i' };
 
-/** Lowercase ASCII letters and digits of a name: accents folded, everything else dropped. */
-export function asciiLower(s: string): string {
+/** Lowercase with accents folded to ASCII ("Ñúñez" -> "nunez", "Søren" -> "soren"). */
+function foldLower(s: string): string {
+  if (!NON_ASCII.test(s)) return s.toLowerCase();
   return s
-    .replace(/[øØæÆœŒßłŁđĐı]/g, (c) => SPECIAL[c])
+    .replace(UNDECOMPOSABLE, (c) => SPECIAL[c])
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/&/g, 'and')
-    .replace(/[^a-z0-9]+/g, '');
+    .toLowerCase();
+}
+
+/** Lowercase ASCII letters and digits of a name: accents folded, '&' as "and", everything else dropped. */
+export function asciiLower(s: string): string {
+  return foldLower(s).replace(/&/g, 'and').replace(/[^a-z0-9]+/g, '');
 }
 
 /** A URL slug: folded words joined by '-'. */
 export function slug(s: string): string {
-  return s
-    .replace(/[øØæÆœŒßłŁđĐı]/g, (c) => SPECIAL[c])
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
+  return foldLower(s)
     .replace(/&/g, ' and ')
     .replace(/['’.]/g, '')
     .replace(/[^a-z0-9]+/g, '-')

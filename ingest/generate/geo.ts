@@ -19,7 +19,7 @@ const dmaIndex = new Map(DMAS.map((d, i) => [d, i]));
 export const CITY_DMA: Int32Array = Int32Array.from(CITIES, (c) => dmaIndex.get(c[2]) ?? 0);
 export const DMA_COUNT = DMAS.length;
 
-/** Area codes by state (a few per state). */
+/** Area codes by state: the fallback for a city missing from CITY_CODES. */
 const AREA_CODES: Record<string, readonly number[]> = {
   AL: [205, 251, 256, 334], AK: [907], AZ: [480, 520, 602, 623], AR: [479, 501, 870], CA: [213, 310, 408, 415, 510, 559, 619, 626, 714, 818, 916, 949],
   CO: [303, 719, 720, 970], CT: [203, 475, 860], DE: [302], DC: [202], FL: [239, 305, 321, 407, 561, 727, 813, 904, 941, 954],
@@ -45,23 +45,65 @@ const ZIP3: Record<string, readonly [number, number]> = {
   WV: [247, 268], WI: [530, 549], WY: [820, 831], PR: [6, 9], GU: [969, 969], VI: [8, 8], AS: [967, 967], MP: [969, 969],
 };
 
-/** Each city keeps one ZIP prefix (a few nearby codes), stable across rows. */
-const CITY_ZIP3: Int32Array = Int32Array.from(CITIES, (c) => {
-  const [lo, hi] = ZIP3[c[1]] ?? [100, 999];
-  return lo + (hashString(`${c[0]}|${c[1]}`) % (hi - lo + 1));
-});
+/** Area codes and ZIP prefix (first three digits) of each city in CITIES. */
+const CITY_CODES: Record<string, readonly [area: readonly number[], zip3: number]> = {
+  'New York|NY': [[212, 646, 917], 100], 'Brooklyn|NY': [[718, 347], 112], 'Newark|NJ': [[973, 862], 71], 'Jersey City|NJ': [[201, 551], 73],
+  'White Plains|NY': [[914], 106], 'Stamford|CT': [[203], 69], 'Los Angeles|CA': [[213, 323, 310], 900], 'Long Beach|CA': [[562], 908],
+  'Irvine|CA': [[949], 926], 'Anaheim|CA': [[714], 928], 'Pasadena|CA': [[626], 911], 'Chicago|IL': [[312, 773, 872], 606],
+  'Naperville|IL': [[630, 331], 605], 'Schaumburg|IL': [[847, 224], 601], 'Philadelphia|PA': [[215, 267], 191], 'Cherry Hill|NJ': [[856], 80],
+  'Wilmington|DE': [[302], 198], 'Dallas|TX': [[214, 469, 972], 752], 'Fort Worth|TX': [[817, 682], 761], 'Plano|TX': [[972, 469], 750],
+  'Irving|TX': [[972, 214], 750], 'San Francisco|CA': [[415, 628], 941], 'San Jose|CA': [[408, 669], 951], 'Oakland|CA': [[510, 341], 946],
+  'Palo Alto|CA': [[650], 943], 'Atlanta|GA': [[404, 470, 678], 303], 'Alpharetta|GA': [[770, 678], 300], 'Marietta|GA': [[770, 678], 300],
+  'Houston|TX': [[713, 281, 832], 770], 'The Woodlands|TX': [[281, 832], 773], 'Sugar Land|TX': [[281, 832], 774], 'Washington|DC': [[202], 200],
+  'Arlington|VA': [[703, 571], 222], 'Bethesda|MD': [[301, 240], 208], 'Reston|VA': [[703, 571], 201], 'Boston|MA': [[617, 857], 21],
+  'Cambridge|MA': [[617, 857], 21], 'Manchester|NH': [[603], 31], 'Worcester|MA': [[508, 774], 16], 'Phoenix|AZ': [[602, 480, 623], 850],
+  'Scottsdale|AZ': [[480], 852], 'Tempe|AZ': [[480], 852], 'Seattle|WA': [[206], 981], 'Bellevue|WA': [[425], 980],
+  'Tacoma|WA': [[253], 984], 'Tampa|FL': [[813], 336], 'St. Petersburg|FL': [[727], 337], 'Sarasota|FL': [[941], 342],
+  'Minneapolis|MN': [[612], 554], 'St. Paul|MN': [[651], 551], 'Bloomington|MN': [[952], 554], 'Detroit|MI': [[313], 482],
+  'Troy|MI': [[248], 480], 'Southfield|MI': [[248], 480], 'Ann Arbor|MI': [[734], 481], 'Denver|CO': [[303, 720], 802],
+  'Aurora|CO': [[303, 720], 800], 'Boulder|CO': [[303, 720], 803], 'Miami|FL': [[305, 786], 331], 'Fort Lauderdale|FL': [[954, 754], 333],
+  'Boca Raton|FL': [[561], 334], 'Orlando|FL': [[407, 321], 328], 'Daytona Beach|FL': [[386], 321], 'Cleveland|OH': [[216], 441],
+  'Akron|OH': [[330, 234], 443], 'Sacramento|CA': [[916, 279], 958], 'Stockton|CA': [[209], 952], 'Charlotte|NC': [[704, 980], 282],
+  'Raleigh|NC': [[919, 984], 276], 'Durham|NC': [[919, 984], 277], 'Portland|OR': [[503, 971], 972], 'Beaverton|OR': [[503, 971], 970],
+  'St. Louis|MO': [[314], 631], 'Clayton|MO': [[314], 631], 'Pittsburgh|PA': [[412], 152], 'Indianapolis|IN': [[317], 462],
+  'Carmel|IN': [[317], 460], 'Nashville|TN': [[615, 629], 372], 'Franklin|TN': [[615, 629], 370], 'Baltimore|MD': [[410, 443], 212],
+  'Salt Lake City|UT': [[801, 385], 841], 'Provo|UT': [[801, 385], 846], 'San Diego|CA': [[619, 858], 921], 'Carlsbad|CA': [[760, 442], 920],
+  'Hartford|CT': [[860], 61], 'New Haven|CT': [[203, 475], 65], 'Kansas City|MO': [[816], 641], 'Overland Park|KS': [[913], 662],
+  'Columbus|OH': [[614, 380], 432], 'Cincinnati|OH': [[513], 452], 'Milwaukee|WI': [[414], 532], 'San Antonio|TX': [[210, 726], 782],
+  'Austin|TX': [[512, 737], 787], 'Las Vegas|NV': [[702, 725], 891], 'Henderson|NV': [[702, 725], 890], 'Jacksonville|FL': [[904], 322],
+  'Greenville|SC': [[864], 296], 'Asheville|NC': [[828], 288], 'Columbia|SC': [[803, 839], 292], 'Charleston|SC': [[843, 854], 294],
+  'Birmingham|AL': [[205, 659], 352], 'Huntsville|AL': [[256, 938], 358], 'Louisville|KY': [[502], 402], 'Lexington|KY': [[859], 405],
+  'Memphis|TN': [[901], 381], 'Knoxville|TN': [[865], 379], 'New Orleans|LA': [[504], 701], 'Baton Rouge|LA': [[225], 708],
+  'Oklahoma City|OK': [[405], 731], 'Tulsa|OK': [[918, 539], 741], 'Albuquerque|NM': [[505], 871], 'Santa Fe|NM': [[505], 875],
+  'Omaha|NE': [[402, 531], 681], 'Lincoln|NE': [[402, 531], 685], 'Des Moines|IA': [[515], 503], 'Cedar Rapids|IA': [[319], 524],
+  'Richmond|VA': [[804], 232], 'Norfolk|VA': [[757], 235], 'Virginia Beach|VA': [[757], 234], 'Buffalo|NY': [[716], 142],
+  'Rochester|NY': [[585], 146], 'Albany|NY': [[518], 122], 'Syracuse|NY': [[315, 680], 132], 'Providence|RI': [[401], 29],
+  'Grand Rapids|MI': [[616], 495], 'Madison|WI': [[608], 537], 'Green Bay|WI': [[920], 543], 'Boise|ID': [[208, 986], 837],
+  'Spokane|WA': [[509], 992], 'Honolulu|HI': [[808], 968], 'Anchorage|AK': [[907], 995], 'Little Rock|AR': [[501], 722],
+  'Jackson|MS': [[601, 769], 392], 'Wichita|KS': [[316], 672], 'Fargo|ND': [[701], 581], 'Sioux Falls|SD': [[605], 571],
+  'Billings|MT': [[406], 591], 'Cheyenne|WY': [[307], 820], 'Portland|ME': [[207], 41], 'Burlington|VT': [[802], 54],
+  'Charleston|WV': [[304, 681], 253], 'Wilmington|NC': [[910], 284], 'Harrisburg|PA': [[717, 223], 171], 'Lancaster|PA': [[717, 223], 176],
+  'Allentown|PA': [[610, 484], 181], 'Fresno|CA': [[559], 937], 'Tucson|AZ': [[520], 857], 'El Paso|TX': [[915], 799],
+  'Toledo|OH': [[419, 567], 436], 'Dayton|OH': [[937, 326], 454], 'Fort Myers|FL': [[239], 339], 'Naples|FL': [[239], 341],
+  'San Juan|PR': [[787, 939], 9],
+};
+
+/** A city's codes, or (for a city missing from the table) codes of its state. */
+function codesOf(city: string, state: string): readonly [readonly number[], number] {
+  const known = CITY_CODES[`${city}|${state}`];
+  if (known) return known;
+  const [lo, hi] = ZIP3[state] ?? [100, 999];
+  const codes = AREA_CODES[state] ?? [800];
+  const h = hashString(`${city}|${state}`);
+  return [[codes[h % codes.length]], lo + (h % (hi - lo + 1))];
+}
+const CITY_AREA: readonly (readonly number[])[] = CITIES.map((c) => codesOf(c[0], c[1])[0]);
+const CITY_ZIP3: Int32Array = Int32Array.from(CITIES, (c) => codesOf(c[0], c[1])[1]);
 
 /** A plausible 5-digit ZIP code of a city. */
 export function zipOf(rng: Rng, city: number): string {
   return String(CITY_ZIP3[city] * 100 + rng.int(1, 99)).padStart(5, '0');
 }
-
-const CITY_AREA: readonly (readonly number[])[] = CITIES.map((c) => {
-  const codes = AREA_CODES[c[1]] ?? [800];
-  const h = hashString(c[0]);
-  // A city uses one or two of its state's codes.
-  return codes.length === 1 ? codes : [codes[h % codes.length], codes[(h >>> 8) % codes.length]];
-});
 
 /** A phone number `(XXX) XXX-XXXX` local to a city. */
 export function phoneOf(rng: Rng, city: number): string {

@@ -73,7 +73,7 @@ export function officeRow(ctx: Ctx, o: number): Row {
   const rng = rowRng(ctx.keys['broker-offices'], o, 2);
 
   let name = core.name;
-  if (n > 1) name = `${core.name} - ${cityName(city)}${round ? ` ${ROUND_NAMES[round - 1] ?? round + 1}` : ''}`;
+  if (n > 1) name = `${core.base} - ${cityName(city)}${round ? ` ${ROUND_NAMES[round - 1] ?? round + 1}` : ''}`;
   const site = `https://www.${core.domain}`;
   const website = rng.chance(0.9) ? (n > 1 && rng.chance(0.4) ? `${site}/locations/${slug(cityName(city))}` : site) : '';
 

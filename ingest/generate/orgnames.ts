@@ -16,38 +16,46 @@ export type BrokerageClass = (typeof BROKERAGE_CLASSES)[number];
 const PRACTICE = /^(5411|5412|6211|6212)/;
 const STANDALONE_BRAND = /^(72|44|45|81|71)/;
 
+/** An organisation name, and its base: the name without the legal suffix. */
+export interface OrgName {
+  readonly name: string;
+  readonly base: string;
+}
+
 /** A plan sponsor's name, fitting its industry (NAICS code) and city. */
-export function companyName(rng: Rng, code: string, city: number): string {
+export function companyName(rng: Rng, code: string, city: number): OrgName {
   const w = rng.pick(industryWords(code));
-  const sfx = legalSuffix(rng, code);
+  let suffix = legalSuffix(rng, code);
   const r = rng.next();
-  if (r < 0.28) return `${rng.pick(LAST_NAMES)} ${w}${sfx}`;
-  if (r < 0.38) return `${rng.chance(0.5) ? cityName(city) : rng.pick(PLACE_WORDS)} ${w}${sfx}`;
-  if (r < 0.48) {
+  let base: string;
+  if (r < 0.28) base = `${rng.pick(LAST_NAMES)} ${w}`;
+  else if (r < 0.38) base = `${rng.chance(0.5) ? cityName(city) : rng.pick(PLACE_WORDS)} ${w}`;
+  else if (r < 0.48) {
     const a = rng.pick(LAST_NAMES);
     const b = rng.pick(LAST_NAMES);
-    if (PRACTICE.test(code)) {
-      return rng.chance(0.4) ? `${a}, ${b} & ${rng.pick(LAST_NAMES)}${sfx}` : `${a} & ${b}${sfx}`;
-    }
-    return `${a} & ${b} ${w}${sfx}`;
-  }
-  if (r < 0.55) {
+    if (!PRACTICE.test(code)) base = `${a} & ${b} ${w}`;
+    else base = rng.chance(0.4) ? `${a}, ${b} & ${rng.pick(LAST_NAMES)}` : `${a} & ${b}`;
+  } else if (r < 0.55) {
     const s = rng.pick(LAST_NAMES);
     const kind = rng.int(0, 3);
-    if (kind === 0) return `${s} & Sons${rng.chance(0.6) ? ', Inc.' : ''}`;
-    if (kind === 1) return `${s} & Sons ${w}${sfx}`;
-    if (kind === 2) return `${s} Brothers ${w}${sfx}`;
-    return `${s} Family ${w}${sfx}`;
-  }
-  if (r < 0.69) return `${rng.pick(BRAND_WORDS)} ${w}${sfx}`;
-  if (r < 0.74) return `${initials(rng)} ${w}${sfx}`;
-  if (r < 0.81) return `${rng.pick(BRAND_WORDS)} ${rng.pick(GENERIC_WORDS)}${sfx}`;
-  if (r < 0.87) return `${rng.pick(LAST_NAMES)} ${rng.pick(GENERIC_WORDS)}${sfx}`;
-  if (r < 0.91) return `The ${rng.pick(LAST_NAMES)} ${rng.pick(['Group', 'Company', 'Companies', 'Organization', 'Agency'])}`;
-  if (r < 0.95) return `${rng.chance(0.5) ? US_STATES[cityState(city)] : rng.pick(STATE_WORDS)} ${w}${sfx}`;
-  if (r < 0.97 && STANDALONE_BRAND.test(code)) return `${rng.pick(BRAND_WORDS)}${rng.chance(0.5) ? ' LLC' : ''}`;
-  if (r < 0.985) return `${rng.pick(FIRST_NAMES)} ${rng.pick(LAST_NAMES)} ${w}${sfx}`;
-  return `${rng.pick(CITY_WORDS)} ${rng.pick(BRAND_WORDS)} ${w}${sfx}`;
+    if (kind === 0) {
+      base = `${s} & Sons`;
+      suffix = rng.chance(0.6) ? ', Inc.' : '';
+    } else base = kind === 1 ? `${s} & Sons ${w}` : kind === 2 ? `${s} Brothers ${w}` : `${s} Family ${w}`;
+  } else if (r < 0.69) base = `${rng.pick(BRAND_WORDS)} ${w}`;
+  else if (r < 0.74) base = `${initials(rng)} ${w}`;
+  else if (r < 0.81) base = `${rng.pick(BRAND_WORDS)} ${rng.pick(GENERIC_WORDS)}`;
+  else if (r < 0.87) base = `${rng.pick(LAST_NAMES)} ${rng.pick(GENERIC_WORDS)}`;
+  else if (r < 0.91) {
+    base = `The ${rng.pick(LAST_NAMES)} ${rng.pick(['Group', 'Company', 'Companies', 'Organization', 'Agency'])}`;
+    suffix = '';
+  } else if (r < 0.95) base = `${rng.chance(0.5) ? US_STATES[cityState(city)] : rng.pick(STATE_WORDS)} ${w}`;
+  else if (r < 0.97 && STANDALONE_BRAND.test(code)) {
+    base = rng.pick(BRAND_WORDS);
+    suffix = rng.chance(0.5) ? ' LLC' : '';
+  } else if (r < 0.985) base = `${rng.pick(FIRST_NAMES)} ${rng.pick(LAST_NAMES)} ${w}`;
+  else base = `${rng.pick(CITY_WORDS)} ${rng.pick(BRAND_WORDS)} ${w}`;
+  return { name: base + suffix, base };
 }
 
 const BROKER_TAIL = new Weighted<string>([
@@ -58,15 +66,17 @@ const BROKER_TAIL = new Weighted<string>([
 const BROKER_SUFFIX = new Weighted<string>([['', 10], [', Inc.', 4], [' Inc.', 3], [' LLC', 6], [', LLC', 1]]);
 
 /** A brokerage's name: national players sound like national firms, locals like agencies. */
-export function brokerName(rng: Rng, cls: BrokerageClass, city: number): string {
+export function brokerName(rng: Rng, cls: BrokerageClass, city: number): OrgName {
   const tail = BROKER_TAIL.pick(rng);
   const r = rng.next();
   if (cls === 'national player') {
     const a = rng.pick(LAST_NAMES);
-    if (r < 0.35) return `${a} ${rng.pick(LAST_NAMES)}${rng.pick([' & Co.', ' Agency', ' Insurance Services', ' Companies', ''])}`;
-    if (r < 0.55) return `${a} & ${rng.pick(LAST_NAMES)}`;
-    if (r < 0.8) return `${rng.pick(BRAND_WORDS)}${rng.pick([' Insurance Services', ' Risk Partners', ' Benefits', ' Insurance Brokers', ' Group'])}`;
-    return `${a} International`;
+    let name: string;
+    if (r < 0.35) name = `${a} ${rng.pick(LAST_NAMES)}${rng.pick([' & Co.', ' Agency', ' Insurance Services', ' Companies', ''])}`;
+    else if (r < 0.55) name = `${a} & ${rng.pick(LAST_NAMES)}`;
+    else if (r < 0.8) name = `${rng.pick(BRAND_WORDS)}${rng.pick([' Insurance Services', ' Risk Partners', ' Benefits', ' Insurance Brokers', ' Group'])}`;
+    else name = `${a} International`;
+    return { name, base: name };
   }
   let base: string;
   if (r < 0.38) base = `${rng.pick(LAST_NAMES)}${tail}`;
@@ -77,24 +87,18 @@ export function brokerName(rng: Rng, cls: BrokerageClass, city: number): string 
   else if (r < 0.92 && cls === 'local broker') base = `${rng.pick(FIRST_NAMES)} ${rng.pick(LAST_NAMES)} Insurance Agency`;
   else if (r < 0.96) base = `${US_STATES[cityState(city)]}${tail}`;
   else base = `${rng.pick(LAST_NAMES)}-${rng.pick(LAST_NAMES)}${tail}`;
-  return base + BROKER_SUFFIX.pick(rng);
+  return { name: base + BROKER_SUFFIX.pick(rng), base };
 }
 
-const LEGAL_TAIL =
-  /(,?\s+(Inc\.|Incorporated|LLC|L\.L\.C\.|Corporation|Corp\.|Co\.|Company|Ltd\.|LP|LLP|PLLC|P\.C\.|P\.A\.))+$/;
+const withoutThe = (base: string): string => (base.startsWith('The ') ? base.slice(4) : base);
 
-/** The name without its legal suffix and leading "The". */
-export function baseName(name: string): string {
-  return name.replace(LEGAL_TAIL, '').replace(/^The /, '');
-}
-
-/** A domain stem from a name: "Acme Health, Inc." -> "acmehealth"; long names shortened. */
-export function domainStem(name: string): string {
-  const base = baseName(name);
-  const stem = asciiLower(base);
+/** A domain stem from a base name: "Acme Health" -> "acmehealth"; long names shortened. */
+export function domainStem(base: string): string {
+  const b = withoutThe(base);
+  const stem = asciiLower(b);
   if (stem.length <= 24) return stem || 'company';
   // Long names: initials of the leading words plus the last word ("rmhealthcare").
-  const parts = base.split(/[\s&-]+/).filter(Boolean);
+  const parts = b.split(/[\s&,-]+/).filter(Boolean);
   const last = asciiLower(parts[parts.length - 1]);
   return (parts.slice(0, -1).map((p) => asciiLower(p).charAt(0)).join('') + last).slice(0, 30) || 'company';
 }
@@ -103,13 +107,13 @@ const TLDS = new Weighted<string>([['.com', 82], ['.net', 6], ['.co', 3], ['.us'
 const ORG_TLDS = new Weighted<string>([['.org', 70], ['.com', 25], ['.net', 5]]);
 const NONPROFIT = /^(813|6241|6242|6243|622|611|712)/;
 
-/** A domain for a name (".org" mostly for non-profits). */
-export function domainOf(rng: Rng, name: string, code = ''): string {
-  return domainStem(name) + (NONPROFIT.test(code) ? ORG_TLDS : TLDS).pick(rng);
+/** A domain for a base name (".org" mostly for non-profits). */
+export function domainOf(rng: Rng, base: string, code = ''): string {
+  return domainStem(base) + (NONPROFIT.test(code) ? ORG_TLDS : TLDS).pick(rng);
 }
 
-/** A LinkedIn company page slug. */
-export function linkedinSlug(name: string): string {
-  return slug(baseName(name)) || 'company';
+/** A LinkedIn company page slug from a base name. */
+export function linkedinSlug(base: string): string {
+  return slug(withoutThe(base)) || 'company';
 }
 

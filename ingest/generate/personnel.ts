@@ -50,6 +50,12 @@ function employer(ctx: Ctx, rng: Rng): Employer {
   return { name: core.name, domain: core.domain, city: ctx.layout.officeCity[o], title, companyId: '', officeId: officeId(ctx, o) };
 }
 
+/** The title's description at an employer ("... at Acme Inc." without a doubled period). */
+function describe(t: TitleDef, org: string): string {
+  const d = t.desc.replace('{org}', org);
+  return d.endsWith('..') ? d.slice(0, -1) : d;
+}
+
 /** Picks one of the title's Form 5500 roles, the first most often. */
 function role(rng: Rng, t: TitleDef): string {
   return t.roles.length === 1 || rng.chance(0.6) ? t.roles[0] : t.roles[rng.int(1, t.roles.length - 1)];
@@ -74,7 +80,7 @@ export function personRow(ctx: Ctx, i: number): Row {
     last_name: last,
     full_name: `${first}${middle} ${last}`,
     title: rng.chance(0.98) ? t.title : '',
-    job_description: rng.chance(0.85) ? t.desc.replace('{org}', emp.name) : '',
+    job_description: rng.chance(0.85) ? describe(t, emp.name) : '',
     seniority: rng.chance(0.96) ? t.seniority : '',
     job_function: rng.chance(0.96) ? t.fn : '',
     email_address: hasEmail ? `${EMAIL_PATTERNS.pick(rng)(f, l)}@${emp.domain}` : '',

@@ -145,7 +145,7 @@ Hillcrest | Crestview | Fairview | Greenfield | Ironclad | Bedrock | Granite | C
 Silver Creek | Bear Creek | Eagle Rock | Pine Ridge | Cedar Point | Oak Hollow | Maple Grove | Birchwood | Elmwood |
 All-Star | First Choice | Five Star | Blue Line | Red Line | Golden Eagle | American | National | Continental | Universal |
 Café Lumière | Belle Époque | Lumière | Château | Crème | Mañana | Señora | Piñata | Jalapeño | Über | Doña Rosa | Olé |
-São Paulo | Côte | Fiesta Mágica | Niño | Alégria | Façade | Naïve | Rêve | Étoile | Soleil | Brûlée | Tōkyō | Zürich
+São Paulo | Côte | Fiesta Mágica | Niño | Alégria | Façade | Naïve | Rêve | Étoile | Soleil | Brûlée | Zürich
 `);
 
 export const PLACE_WORDS = list(`
