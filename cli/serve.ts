@@ -39,7 +39,7 @@ const print = (json: boolean, value: unknown, text: string) => process.stdout.wr
 /** Serves the API in the foreground until SIGINT/SIGTERM. */
 export async function serveForeground(port?: number, host?: string): Promise<void> {
   const config = loadConfig();
-  const running = await serve(config, { port, host });
+  const running = await serve(config, { port, host: host ?? config.host });
   running.services.log.info({ url: running.url, namespace: config.namespace }, 'bintel API listening');
   process.stdout.write(`bintel API listening on ${running.url} (namespace ${config.namespace}); Ctrl-C stops it\n`);
   await new Promise<void>((resolve) => {
@@ -55,7 +55,7 @@ export function registerServerCommands(program: Command): void {
     .command('serve')
     .description('serve the HTTP API (PORT, default 3000)')
     .option('--port <n>', 'port (default $PORT or 3000)', (v) => Number(v))
-    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--host <host>', 'interface to bind (default $BINTEL_HOST or 127.0.0.1)')
     .action((o: { port?: number; host: string }) => serveForeground(o.port, o.host));
 
   const keys = program.command('keys').description('issue and manage API keys');

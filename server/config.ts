@@ -74,7 +74,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     namespace,
     port,
     host: env.BINTEL_HOST || '127.0.0.1',
-    home: env.BINTEL_HOME || join(homedir(), '.bintel'),
+    // As root the state lives outside /root, which the unprivileged Elasticsearch user cannot enter.
+    home: env.BINTEL_HOME || (process.getuid?.() === 0 ? '/var/lib/bintel' : join(homedir(), '.bintel')),
     esVersion: env.BINTEL_ES_VERSION || '8.19.7',
     esHeap: env.BINTEL_ES_HEAP || '1g',
     esPort: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
