@@ -1,38 +1,52 @@
 /**
- * `bintel es start|stop|status`: wiring only.
+ * `bintel es start|stop|status`: wiring only; the work is in server/local/es-local.ts.
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../server/config.ts';
-import { ensureEs, esStatus, stopEs } from '../server/local/es-local.ts';
+import { ensureEs, esStatus, stopEs, type EsStatus } from '../server/local/es-local.ts';
 
-const log = (line: string) => process.stdout.write(`${line}\n`);
+const log = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
 
+/** Human-readable lines of a status. */
+function describe(s: EsStatus): string[] {
+  const h = s.health;
+  const lines = [`url:     ${s.url}`, `health:  ${h ? `${h.status} (${h.number_of_nodes} node(s), cluster ${h.cluster_name})` : 'not answering'}`];
+  if (s.local.pid) {
+    lines.push(`pid:     ${s.local.pid} (started by bintel)`, `install: ${s.local.install}`, `data:    ${s.local.data}`, `logs:    ${s.local.logs}`);
+  } else if (s.answering) {
+    lines.push(`local:   not started by bintel (its install would be ${s.local.install})`);
+  }
+  return lines;
+}
+
+/** Healthy means answering and not red. */
+const healthy = (s: EsStatus): boolean => s.health !== null && s.health.status !== 'red';
+
+/** Registers `bintel es start|stop|status`. */
 export function registerEsCommands(program: Command): void {
-  const es = program.command('es').description(`the local Elasticsearch (ES_URL, default http://127.0.0.1:9200)`);
+  const es = program.command('es').description('the local Elasticsearch at ES_URL (default http://127.0.0.1:9200)');
   es.command('start')
     .description('do nothing if Elasticsearch answers at ES_URL; otherwise provision and start a local single-node one')
     .action(async () => {
       const config = loadConfig();
       const r = await ensureEs(config, log);
-      if (!r.started) log(`Elasticsearch already answers at ${config.esUrl} (${r.health.status}); nothing to do`);
-      const s = await esStatus(config);
-      if (s.local.pid) log(`pid ${s.local.pid}; install ${s.local.install}; data ${s.local.data}; logs ${s.local.logs}`);
+      if (!r.started) log(`Elasticsearch already answers at ${config.esUrl}; nothing to do`);
+      for (const line of describe(await esStatus(config))) log(line);
     });
   es.command('stop')
-    .description('stop the local Elasticsearch started by bintel')
+    .description('stop the local Elasticsearch if bintel started it')
     .action(async () => {
       await stopEs(loadConfig(), log);
     });
   es.command('status')
-    .description('where Elasticsearch runs and how healthy it is')
-    .option('--json', 'JSON output')
+    .description('where Elasticsearch runs and how healthy it is (exit 1 unless green or yellow)')
+    .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
       const s = await esStatus(loadConfig());
       if (o.json) log(JSON.stringify(s, null, 2));
-      else {
-        log(`${s.url}: ${s.health ? `${s.health.status} (${s.health.number_of_nodes} node(s), cluster ${s.health.cluster_name})` : 'not answering'}`);
-        log(s.local.pid ? `local: pid ${s.local.pid}, install ${s.local.install}, data ${s.local.data}, logs ${s.local.logs}` : `local: not started by bintel (install dir ${s.local.install})`);
-      }
-      if (!s.answering) process.exitCode = 1;
+      else for (const line of describe(s)) log(line);
+      process.exitCode = healthy(s) ? 0 : 1;
     });
 }

@@ -2,7 +2,7 @@
  * `bintel ingest`, `bintel reindex`, `bintel indices` and `bintel rollback`: wiring only.
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../server/config.ts';
 import { createEs } from '../server/adapters/es.ts';
 import { ENTITIES, ENTITY_NAMES, entity } from '../mappings/index.ts';
@@ -69,6 +69,7 @@ export function registerIngestCommands(program: Command): void {
     .option('--errors <file>', 'error report path (default <file>.errors.csv)')
     .option('--ignore-unknown-columns', 'skip columns the resource does not define instead of refusing the file')
     .option('--allow-empty', 'accept a header-only file and serve an empty index')
+    .addOption(new Option('--parser <parser>', 'CSV parser: bintel (fast, checked against fast-csv) or fast-csv (reference, slower)').choices(['bintel', 'fast-csv']).default('bintel'))
     .action((resource: string, file: string, o) =>
       run(async () => {
         const s = await ingestFile(loadConfig(), resource, file, { ...o, ignoreUnknownColumns: o.ignoreUnknownColumns });

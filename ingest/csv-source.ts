@@ -3,12 +3,13 @@
  * Records are read as arrays (not header objects) so that column counts, record numbers and
  * line numbers are exact, in order, and in our hands.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parse } from 'fast-csv';
 import type { FieldDef } from '../mappings/types.ts';
 import type { RawRow } from './transform.ts';
+import { CsvParser, CsvSyntaxError } from './csv-parse.ts';
 
 /** An input problem found before or while reading: the load stops, nothing is swapped. */
 export class InputError extends Error {
@@ -50,9 +51,9 @@ function newlines(values: readonly string[]): number {
  * record counter may lag; the error quotes the text at the quote, and the file is scanned
  * (only on this error path) for the line where that text starts.
  */
-async function parseFailure(path: string, err: Error, row: number, line: number): Promise<InputError> {
+async function parseFailure(path: string, err: Error, line: number): Promise<CsvSyntaxError> {
   const m = /missing closing: '"' in line: at '([\s\S]*?)(\\n|\n|'$)/.exec(err.message);
-  if (!m) return new InputError(`after row ${row} (line ${line}): ${err.message}`, { row: row + 1, line });
+  if (!m) return new CsvSyntaxError(err.message, line);
   const snippet = m[1].replace(/\r$/, '');
   let at = line;
   const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
@@ -65,8 +66,7 @@ async function parseFailure(path: string, err: Error, row: number, line: number)
     }
   }
   rl.close();
-  const atRow = row + 1 + Math.max(0, at - line);
-  return new InputError(`row ${atRow} (line ${at}): unterminated quoted field (a " opened and never closed) at ${JSON.stringify(snippet.slice(0, 60))}`, { row: atRow, line: at });
+  return new CsvSyntaxError(`unterminated quoted field (a " opened on line ${at} is never closed) at ${JSON.stringify(snippet.slice(0, 60))}`, at);
 }
 
 /** Checks header names against the CSV fields: unknown, duplicate and missing required columns. */
@@ -85,11 +85,43 @@ export function checkHeader(header: string[], fields: readonly FieldDef[], opts:
   return problems;
 }
 
+interface LineRecord {
+  values: string[];
+  line: number;
+}
+
+/** Records from our RFC 4180 parser (see csv-parse.ts); invalid UTF-8 becomes U+FFFD. */
+async function* bintelRecords(stream: ReadStream): AsyncGenerator<LineRecord> {
+  const parser = new CsvParser();
+  stream.setEncoding('utf8');
+  for await (const chunk of stream) yield* parser.push(chunk as string);
+  yield* parser.end();
+}
+
+/** Records from fast-csv's stream (`--parser fast-csv`); lines are counted from the values. */
+async function* fastCsvRecords(stream: ReadStream, path: string): AsyncGenerator<LineRecord> {
+  const parser = stream.pipe(parse({ headers: false, ignoreEmpty: true }));
+  stream.on('error', (err) => parser.destroy(err));
+  let line = 1;
+  const it = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+  while (true) {
+    let next: IteratorResult<string[]>;
+    try {
+      next = await it.next();
+    } catch (err) {
+      throw await parseFailure(path, err as Error, line);
+    }
+    if (next.done) return;
+    yield { values: next.value, line };
+    line += 1 + newlines(next.value);
+  }
+}
+
 /**
  * Opens a CSV file: refuses a missing, unreadable or empty file and a bad header with an
  * InputError before anything is loaded.
  */
-export async function openCsv(path: string, fields: readonly FieldDef[], opts: { ignoreUnknown?: boolean } = {}): Promise<CsvSource> {
+export async function openCsv(path: string, fields: readonly FieldDef[], opts: { ignoreUnknown?: boolean; parser?: 'bintel' | 'fast-csv' } = {}): Promise<CsvSource> {
   let size: number;
   try {
     const st = await stat(path);
@@ -103,15 +135,14 @@ export async function openCsv(path: string, fields: readonly FieldDef[], opts: {
   if (size === 0) throw new InputError(`${path} is empty: expected a header line and data rows`);
 
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
-  const parser = stream.pipe(parse({ headers: false, ignoreEmpty: true }));
-  stream.on('error', (err) => parser.destroy(err));
-  const it = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+  const it = (opts.parser === 'fast-csv' ? fastCsvRecords(stream, path) : bintelRecords(stream))[Symbol.asyncIterator]();
 
   const first = await it.next().catch((err: Error) => {
+    stream.destroy();
     throw new InputError(`cannot parse the header of ${path}: ${err.message}`);
   });
   if (first.done) throw new InputError(`${path} has no header line`);
-  const header = first.value.map((h) => h.trim());
+  const header = first.value.values.map((h) => h.trim());
   if (header.some((h) => h.includes('\uFFFD'))) throw new InputError(`the header of ${path} is not valid UTF-8`);
   const problems = checkHeader(header, fields, opts);
   if (problems.length) {
@@ -123,19 +154,18 @@ export async function openCsv(path: string, fields: readonly FieldDef[], opts: {
 
   async function* records(): AsyncGenerator<RawRow | BadRecord> {
     let row = 0;
-    let line = 2 + newlines(first.value as string[]);
     while (true) {
-      let next: IteratorResult<string[]>;
+      let next: IteratorResult<LineRecord>;
       try {
         next = await it.next();
       } catch (err) {
-        throw await parseFailure(path, err as Error, row, line);
+        if (err instanceof CsvSyntaxError) throw new InputError(`row ${row + 1} (line ${err.line}): ${err.message}`, { row: row + 1, line: err.line });
+        throw err;
       }
       if (next.done) return;
-      const values = next.value;
+      const { values, line } = next.value;
       row++;
       const at = { row, line };
-      line += 1 + newlines(values);
       if (values.length !== header.length) {
         yield { ...at, field: '(row)', issue: 'wrong_column_count', expected: `${header.length} columns, got ${values.length}` };
         continue;

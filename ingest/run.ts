@@ -30,6 +30,8 @@ export interface IngestFlags extends LoadFlags {
   errors?: string;
   ignoreUnknownColumns?: boolean;
   allowEmpty?: boolean;
+  /** CSV parser: ours (default) or fast-csv's stream (the reference; slower). */
+  parser?: 'bintel' | 'fast-csv';
 }
 
 const DEFAULTS = { batchSize: 2000, concurrency: 2 } as const;
@@ -69,7 +71,7 @@ export async function ingestFile(config: Config, resource: string, file: string,
   const report = new ErrorReport(resolve(flags.errors ?? `${path}.errors.csv`));
   let source;
   try {
-    source = await openCsv(path, csvFields(def), { ignoreUnknown: flags.ignoreUnknownColumns });
+    source = await openCsv(path, csvFields(def), { ignoreUnknown: flags.ignoreUnknownColumns, parser: flags.parser });
   } catch (err) {
     if (err instanceof InputError) throw new LoadAborted(err.message, EXIT.inputRefused);
     throw err;

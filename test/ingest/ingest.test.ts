@@ -132,6 +132,10 @@ t('bad files are refused before loading, with a clear message, and the alias sta
     ['unterminated.csv', 'id,company_name,filing_year\nu1,Good,2024\nu2,"Never closed,2024\nu3,C,2024\n', /row 2 \(line 3\): unterminated quoted field/, EXIT.aborted],
   ];
   for (const [name, content, message, code] of cases) {
+    if (name === 'unterminated.csv') {
+      const viaFastCsv = await refused(ingest('companies', await write(name, content), { parser: 'fast-csv' }));
+      assert.match(viaFastCsv.message, /line 3\): unterminated quoted field/);
+    }
     const err = await refused(ingest('companies', await write(name, content)));
     assert.match(err.message, message, name);
     assert.is(err.exitCode, code, `${name} exit code`);
@@ -143,7 +147,8 @@ t('bad files are refused before loading, with a clear message, and the alias sta
   assert.ok(versions.every((v) => v.complete), 'refused loads leave no half index behind');
 });
 
-t('BOM, CRLF, quoted newlines and invalid UTF-8: good rows load, bad rows are reported', async () => {
+for (const parser of ['bintel', 'fast-csv'] as const)
+t(`BOM, CRLF, quoted newlines and invalid UTF-8 (${parser} parser): good rows load, bad rows are reported`, async () => {
   const content = Buffer.concat([
     Buffer.from('\ufeffid,company_name,filing_year,plan_name\r\n'),
     Buffer.from('k1,Kappa Corp,2024,"Health\r\nand Welfare"\r\n'),
@@ -153,7 +158,7 @@ t('BOM, CRLF, quoted newlines and invalid UTF-8: good rows load, bad rows are re
   ]);
   const p = join(dir, 'mixed.csv');
   await writeFile(p, content);
-  const s = await ingest('companies', p);
+  const s = await ingest('companies', p, { parser });
   assert.is(s.read, 3);
   assert.is(s.indexed, 2);
   const report = await readFile(s.report as string, 'utf8');
