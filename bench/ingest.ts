@@ -69,10 +69,12 @@ async function writeNdjson(csvPath: string, out: string): Promise<number> {
     if (!ws.write(toNdjson(done))) await new Promise<void>((r) => ws.once('drain', () => r()));
     batch = [];
   };
-  for await (const rec of source.records) {
-    if ('issue' in rec) continue;
-    const r = prepareRow(companies, rec, csvFields(companies));
-    if (!isRejected(r) && batch.push(r) >= batchSize) await flush();
+  for await (const recs of source.records) {
+    for (const rec of recs) {
+      if ('issue' in rec) continue;
+      const r = prepareRow(companies, rec, csvFields(companies));
+      if (!isRejected(r) && batch.push(r) >= batchSize) await flush();
+    }
   }
   if (batch.length) await flush();
   await new Promise<void>((r) => ws.end(() => r()));

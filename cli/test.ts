@@ -1,15 +1,16 @@
 /**
- * `bintel test [filter...]`: the whole suite against real Elasticsearch and Redis (npm test).
+ * `bintel test [filter...]` (what `npm test` runs): wiring only; the runner is test/runner.ts.
  */
 import type { Command } from 'commander';
 import { runTests } from '../test/runner.ts';
 
+/** Registers `bintel test`. */
 export function registerTestCommand(program: Command): void {
   program
     .command('test')
-    .description('run the test suites against real Elasticsearch and Redis (started when needed), in a fresh namespace')
-    .argument('[filters...]', 'only suites whose path contains one of these')
+    .description('run every test file (test/**/*.test.ts) against real Elasticsearch and Redis, started when needed, in a fresh namespace that is removed afterwards')
+    .argument('[filters...]', 'only test files whose path contains one of these, e.g. `npm test -- ingest`')
     .action(async (filters: string[]) => {
-      process.exitCode = await runTests(filters);
+      process.exitCode = await runTests({ filters, env: process.env });
     });
 }

@@ -25,11 +25,40 @@ interface BulkItem {
   index?: { status: number; error?: { type?: string; reason?: string } };
 }
 
+/** One `_bulk` index action and its document, as two NDJSON lines (without the final newline). */
+export function toAction(r: PreparedRow): string {
+  return `{"index":{"_id":${JSON.stringify(r.id)}}}\n${JSON.stringify(r.doc)}`;
+}
+
 /** Serializes rows as `_bulk` NDJSON index actions. */
 export function toNdjson(rows: readonly PreparedRow[]): string {
   let s = '';
-  for (const r of rows) s += `{"index":{"_id":${JSON.stringify(r.id)}}}\n${JSON.stringify(r.doc)}\n`;
+  for (const r of rows) s += `${toAction(r)}\n`;
   return s;
+}
+
+/**
+ * A batch in flight: documents are serialized as soon as the batch is queued, so the row
+ * objects (and the CSV text they point into) are released at once; retries resend lines.
+ */
+interface Flight {
+  actions: string[];
+  rows: Int32Array;
+  lines: Int32Array;
+}
+
+function toFlight(rows: readonly PreparedRow[]): Flight {
+  const f: Flight = { actions: new Array<string>(rows.length), rows: new Int32Array(rows.length), lines: new Int32Array(rows.length) };
+  rows.forEach((r, i) => {
+    f.actions[i] = toAction(r);
+    f.rows[i] = r.row;
+    f.lines[i] = r.line;
+  });
+  return f;
+}
+
+function pick(f: Flight, idx: number[]): Flight {
+  return { actions: idx.map((i) => f.actions[i]), rows: Int32Array.from(idx, (i) => f.rows[i]), lines: Int32Array.from(idx, (i) => f.lines[i]) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -52,7 +81,7 @@ export class BulkWriter {
   async add(rows: PreparedRow[]): Promise<void> {
     if (this.failure) throw this.failure;
     if (!rows.length) return;
-    const p = this.send(rows).catch((err: unknown) => {
+    const p = this.send(toFlight(rows)).catch((err: unknown) => {
       this.failure ??= err instanceof Error ? err : new Error(String(err));
     });
     this.pending.add(p);
@@ -67,8 +96,8 @@ export class BulkWriter {
     if (this.failure) throw this.failure;
   }
 
-  private async send(rows: PreparedRow[]): Promise<void> {
-    let todo = rows;
+  private async send(flight: Flight): Promise<void> {
+    let todo = flight;
     for (let attempt = 0; ; attempt++) {
       let items: BulkItem[];
       try {
@@ -78,29 +107,28 @@ export class BulkWriter {
         await this.backoff(attempt, describe(err));
         continue;
       }
-      const retry: PreparedRow[] = [];
+      const retry: number[] = [];
       let indexed = 0;
       items.forEach((item, i) => {
         const res = item.index;
-        const row = todo[i];
         if (!res || res.status < 300) indexed++;
-        else if (res.status === 429 || res.status >= 500) retry.push(row);
-        else this.opts.onRejected({ row: row.row, line: row.line, issues: [{ field: '(document)', issue: 'rejected_by_elasticsearch', expected: `${res.error?.type ?? res.status}: ${res.error?.reason ?? ''}`.slice(0, 300) }] });
+        else if (res.status === 429 || res.status >= 500) retry.push(i);
+        else this.opts.onRejected({ row: todo.rows[i], line: todo.lines[i], issues: [{ field: '(document)', issue: 'rejected_by_elasticsearch', expected: `${res.error?.type ?? res.status}: ${res.error?.reason ?? ''}`.slice(0, 300) }] });
       });
       this.opts.onIndexed(indexed);
       if (!retry.length) return;
       if (attempt >= this.opts.maxRetries) throw new Error(`bulk load into ${this.opts.index}: ${retry.length} documents still rejected with 429/5xx after ${attempt} retries`);
-      todo = retry;
+      todo = pick(todo, retry);
       await this.backoff(attempt, `${retry.length} items rejected with 429/5xx`);
     }
   }
 
-  private async request(rows: PreparedRow[]): Promise<BulkItem[]> {
+  private async request(f: Flight): Promise<BulkItem[]> {
     const res = (await this.opts.es.transport.request(
-      { method: 'POST', path: `/${encodeURIComponent(this.opts.index)}/_bulk`, bulkBody: toNdjson(rows), querystring: { filter_path: 'errors,items.*.status,items.*.error' } },
+      { method: 'POST', path: `/${encodeURIComponent(this.opts.index)}/_bulk`, bulkBody: `${f.actions.join('\n')}\n`, querystring: { filter_path: 'errors,items.*.status,items.*.error' } },
       { maxRetries: 0, requestTimeout: 120_000 },
     )) as { errors: boolean; items?: BulkItem[] };
-    if (!res.errors) return rows.map(() => ({ index: { status: 201 } }));
+    if (!res.errors) return f.actions.map(() => ({ index: { status: 201 } }));
     return res.items ?? [];
   }
 

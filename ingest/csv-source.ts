@@ -29,8 +29,8 @@ export interface BadRecord {
 
 export interface CsvSource {
   header: string[];
-  /** Raw rows, or bad records (wrong column count, invalid UTF-8), in file order. */
-  records: AsyncGenerator<RawRow | BadRecord>;
+  /** Raw rows, or bad records (wrong column count, invalid UTF-8), in file order, in batches (one per chunk read). */
+  records: AsyncGenerator<(RawRow | BadRecord)[]>;
   /** Bytes read so far (for progress). */
   bytesRead: () => number;
   totalBytes: number;
@@ -90,16 +90,16 @@ interface LineRecord {
   line: number;
 }
 
-/** Records from our RFC 4180 parser (see csv-parse.ts); invalid UTF-8 becomes U+FFFD. */
-async function* bintelRecords(stream: ReadStream): AsyncGenerator<LineRecord> {
+/** Records from our RFC 4180 parser (see csv-parse.ts), a batch per chunk; invalid UTF-8 becomes U+FFFD. */
+async function* bintelRecords(stream: ReadStream): AsyncGenerator<LineRecord[]> {
   const parser = new CsvParser();
   stream.setEncoding('utf8');
-  for await (const chunk of stream) yield* parser.push(chunk as string);
-  yield* parser.end();
+  for await (const chunk of stream) yield parser.push(chunk as string);
+  yield parser.end();
 }
 
-/** Records from fast-csv's stream (`--parser fast-csv`); lines are counted from the values. */
-async function* fastCsvRecords(stream: ReadStream, path: string): AsyncGenerator<LineRecord> {
+/** Records from fast-csv's stream (`--parser fast-csv`), one per batch; lines are counted from the values. */
+async function* fastCsvRecords(stream: ReadStream, path: string): AsyncGenerator<LineRecord[]> {
   const parser = stream.pipe(parse({ headers: false, ignoreEmpty: true }));
   stream.on('error', (err) => parser.destroy(err));
   let line = 1;
@@ -112,7 +112,7 @@ async function* fastCsvRecords(stream: ReadStream, path: string): AsyncGenerator
       throw await parseFailure(path, err as Error, line);
     }
     if (next.done) return;
-    yield { values: next.value, line };
+    yield [{ values: next.value, line }];
     line += 1 + newlines(next.value);
   }
 }
@@ -137,12 +137,21 @@ export async function openCsv(path: string, fields: readonly FieldDef[], opts: {
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
   const it = (opts.parser === 'fast-csv' ? fastCsvRecords(stream, path) : bintelRecords(stream))[Symbol.asyncIterator]();
 
-  const first = await it.next().catch((err: Error) => {
+  // The header is the first record; batches may be empty (a chunk inside one long record).
+  let pendingBatch: LineRecord[] = [];
+  let headerRecord: LineRecord | undefined;
+  try {
+    while (!headerRecord) {
+      const n = await it.next();
+      if (n.done) break;
+      [headerRecord, ...pendingBatch] = n.value;
+    }
+  } catch (err) {
     stream.destroy();
-    throw new InputError(`cannot parse the header of ${path}: ${err.message}`);
-  });
-  if (first.done) throw new InputError(`${path} has no header line`);
-  const header = first.value.values.map((h) => h.trim());
+    throw new InputError(`cannot parse the header of ${path}: ${(err as Error).message}`);
+  }
+  if (!headerRecord) throw new InputError(`${path} has no header line`);
+  const header = headerRecord.values.map((h) => h.trim());
   if (header.some((h) => h.includes('\uFFFD'))) throw new InputError(`the header of ${path} is not valid UTF-8`);
   const problems = checkHeader(header, fields, opts);
   if (problems.length) {
@@ -151,11 +160,26 @@ export async function openCsv(path: string, fields: readonly FieldDef[], opts: {
   }
   const known = new Set(fields.map((f) => f.name));
   const columns = header.map((h) => (known.has(h) ? h : null));
+  let row = 0;
 
-  async function* records(): AsyncGenerator<RawRow | BadRecord> {
-    let row = 0;
+  const toRow = ({ values, line }: LineRecord): RawRow | BadRecord => {
+    row++;
+    if (values.length !== header.length) return { row, line, field: '(row)', issue: 'wrong_column_count', expected: `${header.length} columns, got ${values.length}` };
+    for (let i = 0; i < values.length; i++) {
+      if (values[i].includes('\uFFFD')) return { row, line, field: header[i], issue: 'invalid_utf8', expected: 'valid UTF-8 text' };
+    }
+    const obj: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i];
+      if (c) obj[c] = values[i];
+    }
+    return { row, line, values: obj };
+  };
+
+  async function* records(): AsyncGenerator<(RawRow | BadRecord)[]> {
+    if (pendingBatch.length) yield pendingBatch.map(toRow);
     while (true) {
-      let next: IteratorResult<LineRecord>;
+      let next: IteratorResult<LineRecord[]>;
       try {
         next = await it.next();
       } catch (err) {
@@ -163,24 +187,7 @@ export async function openCsv(path: string, fields: readonly FieldDef[], opts: {
         throw err;
       }
       if (next.done) return;
-      const { values, line } = next.value;
-      row++;
-      const at = { row, line };
-      if (values.length !== header.length) {
-        yield { ...at, field: '(row)', issue: 'wrong_column_count', expected: `${header.length} columns, got ${values.length}` };
-        continue;
-      }
-      const bad = values.findIndex((v) => v.includes('\uFFFD'));
-      if (bad !== -1) {
-        yield { ...at, field: header[bad], issue: 'invalid_utf8', expected: 'valid UTF-8 text' };
-        continue;
-      }
-      const obj: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) {
-        const c = columns[i];
-        if (c) obj[c] = values[i];
-      }
-      yield { ...at, values: obj };
+      if (next.value.length) yield next.value.map(toRow);
     }
   }
 

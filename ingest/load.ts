@@ -12,13 +12,15 @@ import { InputError, isBadRecord, type BadRecord } from './csv-source.ts';
 import type { ErrorReport } from './error-report.ts';
 import { aliasName, createLoadIndex, dropIndex, finishLoadIndex, newIndexName, pruneVersions, swapAlias } from './indices.ts';
 import { EsParentLookup } from './parents.ts';
+import { heapGuard } from './memory.ts';
 import { completeBatch, isRejected, prepareRow, type PreparedRow, type RawRow } from './transform.ts';
 
 export interface LoadOptions {
   es: Es;
   namespace: string;
   def: EntityDef;
-  records: AsyncIterable<RawRow | BadRecord>;
+  /** Rows in batches (any size). */
+  records: AsyncIterable<(RawRow | BadRecord)[]>;
   /** Recorded in the index metadata (a file path, or "reindex of <index>"). */
   sourceLabel: string;
   batchSize: number;
@@ -72,7 +74,9 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
     onRetry: opts.onRetry,
   });
   let batch: PreparedRow[] = [];
+  const keepMemoryFlat = heapGuard();
   const flushBatch = async () => {
+    keepMemoryFlat();
     const { done, rejected } = await completeBatch(def, batch, lookup);
     batch = [];
     for (const r of rejected) report.add(r.row, r.line, r.issues);
@@ -81,17 +85,19 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
 
   await createLoadIndex(es, index, def, opts.shape);
   try {
-    for await (const rec of opts.records) {
+    for await (const recs of opts.records) {
       if (opts.signal?.aborted) throw new LoadAborted('interrupted', EXIT.interrupted);
-      read++;
-      opts.onRows?.(read);
-      if (isBadRecord(rec)) {
-        report.add(rec.row, rec.line, [{ field: rec.field, issue: rec.issue, expected: rec.expected }]);
-        continue;
+      for (const rec of recs) {
+        read++;
+        if (isBadRecord(rec)) {
+          report.add(rec.row, rec.line, [{ field: rec.field, issue: rec.issue, expected: rec.expected }]);
+          continue;
+        }
+        const r = prepareRow(def, rec, fields);
+        if (isRejected(r)) report.add(r.row, r.line, r.issues);
+        else if (batch.push(r) >= opts.batchSize) await flushBatch();
       }
-      const r = prepareRow(def, rec, fields);
-      if (isRejected(r)) report.add(r.row, r.line, r.issues);
-      else if (batch.push(r) >= opts.batchSize) await flushBatch();
+      opts.onRows?.(read);
     }
     if (batch.length) await flushBatch();
     await writer.flush();

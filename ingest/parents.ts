@@ -18,30 +18,35 @@ function missingParent(entity: EntityName, index: string): InputError {
 }
 
 export class EsParentLookup implements ParentLookup {
-  private readonly cache = new Map<string, Doc | typeof MISSING>();
+  /** One FIFO cache per (entity, fields) scope; MISSING remembers ids that do not exist. */
+  private readonly caches = new Map<string, Map<string, Doc | typeof MISSING>>();
 
   constructor(private readonly es: Es, private readonly ns: string, private readonly maxEntries = 200_000) {}
 
   async fetch(entity: EntityName, ids: readonly string[], fields: readonly string[]): Promise<Map<string, Doc>> {
-    const scope = `${entity}|${fields.join(',')}|`;
+    const scope = `${entity}|${fields.join(',')}`;
+    let cache = this.caches.get(scope);
+    if (!cache) this.caches.set(scope, (cache = new Map()));
     const out = new Map<string, Doc>();
     const todo: string[] = [];
     for (const id of ids) {
-      const hit = this.cache.get(scope + id);
+      const hit = cache.get(id);
       if (hit === undefined) todo.push(id);
-      else {
-        // Refresh recency.
-        this.cache.delete(scope + id);
-        this.cache.set(scope + id, hit);
-        if (hit !== MISSING) out.set(id, hit);
-      }
+      else if (hit !== MISSING) out.set(id, hit);
     }
     if (todo.length) {
       const found = await this.mget(entity, todo, fields);
-      for (const id of todo) {
-        const doc = found.get(id);
-        this.remember(scope + id, doc ?? MISSING);
-        if (doc) out.set(id, doc);
+      for (const [id, doc] of found) {
+        cache.set(id, doc);
+        out.set(id, doc);
+      }
+      // Keys from the response are fresh strings; ids we hold may be slices of a whole CSV
+      // chunk, and a long-lived cache key would keep that chunk alive. Copy them.
+      for (const id of todo) if (!found.has(id)) cache.set(JSON.parse(JSON.stringify(id)) as string, MISSING);
+      // Evict the oldest entries (insertion order) past the bound.
+      for (const k of cache.keys()) {
+        if (cache.size <= this.maxEntries) break;
+        cache.delete(k);
       }
     }
     return out;
@@ -62,14 +67,6 @@ export class EsParentLookup implements ParentLookup {
         throw missingParent(entity, index);
       }
       throw err;
-    }
-  }
-
-  private remember(key: string, v: Doc | typeof MISSING): void {
-    this.cache.set(key, v);
-    if (this.cache.size > this.maxEntries) {
-      const oldest = this.cache.keys().next().value as string;
-      this.cache.delete(oldest);
     }
   }
 }

@@ -104,8 +104,8 @@ export async function ingestFile(config: Config, resource: string, file: string,
   }
 }
 
-/** Reads every document of an index with a point in time and search_after, as raw rows. */
-export async function* liveRows(es: Es, index: string, def: EntityDef, pageSize = 2000): AsyncGenerator<RawRow> {
+/** Reads every document of an index with a point in time and search_after, as raw rows, a page at a time. */
+export async function* liveRows(es: Es, index: string, def: EntityDef, pageSize = 2000): AsyncGenerator<RawRow[]> {
   const includes = csvFields(def).map((f) => f.name);
   const pit = await es.openPointInTime({ index, keep_alive: '5m' });
   let pitId = pit.id;
@@ -124,10 +124,7 @@ export async function* liveRows(es: Es, index: string, def: EntityDef, pageSize 
       pitId = res.pit_id ?? pitId;
       const hits = res.hits.hits;
       if (!hits.length) return;
-      for (const h of hits) {
-        row++;
-        yield { row, line: 0, values: { ...(h._source ?? {}), id: h._id } };
-      }
+      yield hits.map((h) => ({ row: ++row, line: 0, values: { ...(h._source ?? {}), id: h._id } }));
       after = hits[hits.length - 1].sort as unknown[];
     }
   } finally {

@@ -52,8 +52,10 @@ export function prepareRow(def: EntityDef, raw: RawRow, csvFields: readonly Fiel
   for (const f of csvFields) {
     if (f.name === 'id') continue;
     const c = coerceField(f, raw.values[f.name]);
-    if (c.ok) doc[f.name] = c.value;
-    else issues.push({ field: f.name, issue: c.issue, expected: c.expected });
+    // Blank values are left out (never set then deleted: deletes make V8 objects slow dictionaries).
+    if (c.ok) {
+      if (c.value !== null) doc[f.name] = c.value;
+    } else issues.push({ field: f.name, issue: c.issue, expected: c.expected });
   }
   for (const rule of def.rules ?? []) {
     const broken = rule(doc);
@@ -154,27 +156,47 @@ export async function completeBatch(
   return { done, rejected };
 }
 
-/** Fills join, derived and companion fields of one document in place. */
-export function completeDoc(def: EntityDef, doc: Doc, parentsByJoin: Map<string, Map<string, Doc>>): void {
-  const joins = new Map(def.joins.map((j) => [j.name, j]));
-  for (const f of def.fields) {
-    if (f.source.kind !== 'join') continue;
-    let value: unknown = null;
-    for (const [name, field] of f.source.paths) {
-      const j = joins.get(name) as JoinDef;
-      value = joinedValue(doc, j, parentsByJoin.get(name) ?? new Map(), field);
-      if (!isBlank(value)) break;
-    }
-    doc[f.name] = normalizeShape(f, value);
-  }
-  for (const f of def.fields) if (f.source.kind === 'derived') doc[f.name] = normalizeShape(f, f.source.derive(doc));
-  for (const f of def.fields) if (f.type === 'name') addCompanions(doc, f);
-  for (const k of Object.keys(doc)) if (doc[k] === null || doc[k] === undefined) delete doc[k];
+/** What completing a document of an entity involves, computed once per entity. */
+interface Plan {
+  joined: { f: FieldDef; paths: { join: JoinDef; field: string }[] }[];
+  derived: FieldDef[];
+  names: FieldDef[];
 }
 
-/** keywords fields are arrays; scalar fields take the first of an array. */
-function normalizeShape(f: FieldDef, v: unknown): unknown {
-  if (isBlank(v)) return null;
-  if (f.type === 'keywords') return Array.isArray(v) ? v : [v];
-  return Array.isArray(v) ? v[0] : v;
+const plans = new WeakMap<EntityDef, Plan>();
+
+function planOf(def: EntityDef): Plan {
+  let plan = plans.get(def);
+  if (plan) return plan;
+  const joins = new Map(def.joins.map((j) => [j.name, j]));
+  plan = {
+    joined: def.fields.flatMap((f) => (f.source.kind === 'join' ? [{ f, paths: f.source.paths.map(([join, field]) => ({ join: joins.get(join) as JoinDef, field })) }] : [])),
+    derived: def.fields.filter((f) => f.source.kind === 'derived'),
+    names: def.fields.filter((f) => f.type === 'name'),
+  };
+  plans.set(def, plan);
+  return plan;
+}
+
+const NO_PARENTS = new Map<string, Doc>();
+
+/** Fills join, derived and companion fields of one document in place; blank values are left out. */
+export function completeDoc(def: EntityDef, doc: Doc, parentsByJoin: Map<string, Map<string, Doc>>): void {
+  const plan = planOf(def);
+  for (const { f, paths } of plan.joined) {
+    let value: unknown = null;
+    for (const { join, field } of paths) {
+      value = joinedValue(doc, join, parentsByJoin.get(join.name) ?? NO_PARENTS, field);
+      if (!isBlank(value)) break;
+    }
+    setShaped(doc, f, value);
+  }
+  for (const f of plan.derived) setShaped(doc, f, (f.source as { derive: (d: Doc) => unknown }).derive(doc));
+  for (const f of plan.names) addCompanions(doc, f);
+}
+
+/** Sets a computed field: keywords fields are arrays, scalar fields take the first of an array; blank is left out. */
+function setShaped(doc: Doc, f: FieldDef, v: unknown): void {
+  if (isBlank(v)) return;
+  doc[f.name] = f.type === 'keywords' ? (Array.isArray(v) ? v : [v]) : Array.isArray(v) ? v[0] : v;
 }

@@ -1,111 +1,134 @@
 /**
- * The test runner behind `npm test` (`bintel test`): starts Elasticsearch and Redis when
- * needed, gives the run a fresh namespace, runs every uvu suite (test/**\/*.test.ts) in its
- * own process, deletes what the run created (its namespace only), and ends with the line
- * `N passed, N failed`. Exit code 1 on any failure or when no test ran.
+ * The test runner behind `npm test` (`bintel test`): makes sure Elasticsearch and Redis are
+ * up, gives the run a fresh namespace, runs every uvu file (test/**\/*.test.ts, sorted) in its
+ * own process, removes what the run created in that namespace, and ends with the line
+ * `N passed, N failed`. Exit code 1 on any failure, when no test ran, or when cleanup failed.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { loadConfig, type Config } from '../server/config.ts';
-import { createEs } from '../server/adapters/es.ts';
-import { createRedis } from '../server/adapters/redis.ts';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, type Config } from '../server/config.ts';
 import { ensureEs } from '../server/local/es-local.ts';
 import { ensureRedis } from '../server/local/redis-local.ts';
+import { cleanNamespace, footprint, type Footprint } from './runner/cleanup.ts';
+import { runSuite, type SuiteResult } from './runner/suite.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const ANSI = /\x1b\[[0-9;]*m/g;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TEST_DIR = join(ROOT, 'test');
 
-async function findSuites(dir: string): Promise<string[]> {
-  const out: string[] = [];
+type Log = (line: string) => void;
+
+/** Options of one run. */
+export interface RunOptions {
+  /** Substrings of test file paths; empty runs every file. */
+  filters: string[];
+  /** The environment the test processes inherit (BINTEL_NAMESPACE is set for them). */
+  env: NodeJS.ProcessEnv;
+  log?: Log;
+}
+
+/** Every `*.test.ts` under `dir`, as repository-relative paths with '/' separators, sorted. */
+export async function findTestFiles(dir: string = TEST_DIR): Promise<string[]> {
+  const found: string[] = [];
   for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await findSuites(p)));
-    else if (e.name.endsWith('.test.ts')) out.push(p);
+    const path = join(dir, e.name);
+    if (e.isDirectory() && e.name !== 'node_modules') found.push(...(await findTestFiles(path)));
+    else if (e.isFile() && e.name.endsWith('.test.ts')) found.push(relative(ROOT, path).split(sep).join('/'));
   }
-  return out.sort();
+  return found.sort();
 }
 
-interface SuiteResult {
-  file: string;
-  passed: number;
-  failed: number;
-  skipped: number;
-  code: number;
+/** A URL without its password, for the log. */
+function redacted(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.href;
 }
 
-function runSuite(file: string, env: NodeJS.ProcessEnv): Promise<SuiteResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.on('data', (d: Buffer) => {
-      text += d;
-      process.stdout.write(d);
-    });
-    child.stderr.on('data', (d: Buffer) => process.stderr.write(d));
-    child.on('exit', (code) => {
-      const plain = text.replace(ANSI, '');
-      const num = (label: string) => [...plain.matchAll(new RegExp(`${label}:\\s+(\\d+)`, 'g'))].reduce((s, m) => s + Number(m[1]), 0);
-      const total = num('Total');
-      const passed = num('Passed');
-      const skipped = num('Skipped');
-      let failed = Math.max(0, total - passed - skipped);
-      if ((code ?? 1) !== 0 && failed === 0) failed = 1; // crashed before or after reporting
-      resolve({ file, passed, failed, skipped, code: code ?? 1 });
-    });
-  });
-}
-
-/** Deletes every index and Redis key of the run's namespace (and only those). */
-async function cleanup(config: Config): Promise<void> {
-  const es = createEs(config);
+/** The run's configuration: namespace BINTEL_TEST_NAMESPACE, or a fresh `bintel-test-<8 hex>`. */
+function runConfig(env: NodeJS.ProcessEnv): Config {
+  const given = env.BINTEL_TEST_NAMESPACE;
   try {
-    const res = (await es.cat.indices({ index: `${config.namespace}-*`, format: 'json', h: 'index' })) as { index?: string }[];
-    const names = res.map((r) => r.index).filter((n): n is string => !!n && n.startsWith(`${config.namespace}-`));
-    for (let i = 0; i < names.length; i += 50) await es.indices.delete({ index: names.slice(i, i + 50).join(','), ignore_unavailable: true });
-  } finally {
-    await es.close();
-  }
-  const redis = createRedis(config);
-  await redis.connect();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.namespace}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.unlink(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
+    return loadConfig({ ...env, BINTEL_NAMESPACE: given || `bintel-test-${randomBytes(4).toString('hex')}` });
+  } catch (err) {
+    // loadConfig names BINTEL_NAMESPACE; the user set BINTEL_TEST_NAMESPACE.
+    if (given && err instanceof ConfigError) throw new ConfigError(`BINTEL_TEST_NAMESPACE: ${err.message}`);
+    throw err;
   }
 }
 
-/** Runs the suites whose path contains one of `filters` (all when empty); returns the exit code. */
-export async function runTests(filters: string[]): Promise<number> {
-  const base = loadConfig();
-  const namespace = process.env.BINTEL_TEST_NAMESPACE || `bintel-test-${randomBytes(4).toString('hex')}`;
-  const config = loadConfig({ ...process.env, BINTEL_NAMESPACE: namespace });
-  const log = (line: string) => process.stdout.write(`${line}\n`);
-  await ensureEs(base, log);
-  await ensureRedis(base, log);
-  const all = await findSuites(join(ROOT, 'test'));
-  const suites = all.filter((f) => !filters.length || filters.some((x) => relative(ROOT, f).includes(x)));
-  log(`running ${suites.length} suite(s) in namespace ${namespace} against ${config.esUrl} and ${config.redisUrl}`);
-  const env = { ...process.env, BINTEL_NAMESPACE: namespace, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', FORCE_COLOR: '0' };
+/** The environment of the test processes. */
+function childEnv(env: NodeJS.ProcessEnv, namespace: string): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env, BINTEL_NAMESPACE: namespace, LOG_LEVEL: env.LOG_LEVEL ?? 'silent' };
+  // uvu colours only on a terminal and its stdout is our pipe; keep colours for humans.
+  if (process.stdout.isTTY && env.NO_COLOR === undefined && env.FORCE_COLOR === undefined) out.FORCE_COLOR = '1';
+  return out;
+}
+
+/** Runs the files one after another; stops early (after the current file) on Ctrl-C. */
+async function runFiles(files: string[], env: NodeJS.ProcessEnv, log: Log): Promise<{ results: SuiteResult[]; interrupted: boolean }> {
+  let interrupted = false;
+  // The current file gets the same SIGINT from the terminal; we only stop starting new ones,
+  // so the cleanup below still runs.
+  const onSigint = (): void => {
+    interrupted = true;
+  };
+  process.on('SIGINT', onSigint);
   const results: SuiteResult[] = [];
   try {
-    for (const file of suites) {
-      log(`\n# ${relative(ROOT, file)}`);
-      results.push(await runSuite(file, env));
+    for (const file of files) {
+      if (interrupted) break;
+      log(`\n# ${file}`);
+      results.push(await runSuite(file, ROOT, env));
     }
   } finally {
-    await cleanup(config).catch((err: Error) => log(`cleanup of ${namespace} failed: ${err.message}`));
+    process.off('SIGINT', onSigint);
   }
-  const passed = results.reduce((s, r) => s + r.passed, 0);
-  const failed = results.reduce((s, r) => s + r.failed, 0);
-  const skipped = results.reduce((s, r) => s + r.skipped, 0);
-  for (const r of results.filter((x) => x.failed)) log(`FAILED: ${relative(ROOT, r.file)} (${r.failed})`);
-  log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-  return failed > 0 || passed === 0 ? 1 : 0;
+  return { results, interrupted };
+}
+
+/** Removes what the run created; false (after saying why) when that did not fully work. */
+async function cleanup(config: Config, before: Footprint, log: Log): Promise<boolean> {
+  try {
+    const r = await cleanNamespace(config, before);
+    log(`\ncleanup of namespace ${config.namespace}: ${r.indices.length} index(es), ${r.keys.length} Redis key(s) removed`);
+    if (!r.left.indices.size && !r.left.keys.size) return true;
+    log(`cleanup left behind: ${[...r.left.indices, ...r.left.keys].slice(0, 20).join(', ')}`);
+  } catch (err) {
+    log(`\ncleanup of namespace ${config.namespace} failed: ${(err as Error).message}`);
+  }
+  return false;
+}
+
+/** Per-file notes and the final tally; the last line is exactly `N passed, N failed`. */
+function report(results: SuiteResult[], log: Log): { passed: number; failed: number } {
+  const sum = (k: 'passed' | 'failed' | 'skipped'): number => results.reduce((s, r) => s + r[k], 0);
+  log('');
+  for (const r of results) {
+    if (r.failed || r.notes.length) log(`${r.failed ? 'FAIL' : 'note'} ${r.file}: ${r.failed} failed${r.notes.map((n) => `; ${n}`).join('')}`);
+  }
+  if (sum('skipped')) log(`${sum('skipped')} skipped`);
+  const tally = { passed: sum('passed'), failed: sum('failed') };
+  log(`${tally.passed} passed, ${tally.failed} failed`);
+  return tally;
+}
+
+/** Runs the test files matching `filters` (all when empty); resolves to the exit code. */
+export async function runTests(opts: RunOptions): Promise<number> {
+  const log = opts.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const config = runConfig(opts.env);
+  const namespace = config.namespace;
+  await ensureEs(config, log, opts.env);
+  await ensureRedis(config, log);
+  const all = await findTestFiles();
+  const files = opts.filters.length ? all.filter((f) => opts.filters.some((x) => f.includes(x))) : all;
+  if (!files.length) log(`no test file matches ${opts.filters.map((f) => JSON.stringify(f)).join(' or ')} (of ${all.length})`);
+  log(`${files.length} test file(s), namespace ${namespace}, Elasticsearch ${config.esUrl}, Redis ${redacted(config.redisUrl)}`);
+  const before = await footprint(config);
+  const { results, interrupted } = await runFiles(files, childEnv(opts.env, namespace), log);
+  const cleaned = await cleanup(config, before, log);
+  if (interrupted) log(`interrupted: ${files.length - results.length} file(s) not run`);
+  const { passed, failed } = report(results, log);
+  return failed > 0 || passed === 0 || !cleaned || interrupted ? 1 : 0;
 }

@@ -1,252 +1,216 @@
 /**
- * A local single-node Elasticsearch for development, tests, CI and new users: the runnable
- * distribution Elastic publishes for integration tests on Maven Central (no bundled JDK),
- * fetched once and cached under BINTEL_HOME, run as an unprivileged user when we are root.
- * Never a mock: if it cannot be had, the exact error is raised.
+ * The local single-node Elasticsearch for development, tests, CI and new users: start it when
+ * nothing answers at ES_URL, stop it (only if bintel started it), and report where it runs.
+ * Never a stand-in: when it cannot be had, the exact error and the log tail are raised.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, openSync, readFileSync, realpathSync } from 'node:fs';
-import { chown, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { createEs, esHealth, waitForEs, type EsHealth } from '../adapters/es.ts';
+import { esPaths, fetchDist, findJavaHome, unpackDist, type EsPaths } from './es-dist.ts';
+import { configureEs, prepareEsUser } from './es-setup.ts';
+import { isLoopback, pidAlive, sleep, tailFile } from './sys.ts';
 
-const GROUP = 'org/elasticsearch/distribution/integ-test-zip/elasticsearch';
-const ES_USER = 'bintel-es';
 type Log = (line: string) => void;
 
-export interface EsPaths {
-  root: string;
-  zip: string;
-  install: string;
-  data: string;
-  logs: string;
-  pidFile: string;
-  stdout: string;
+/** How long a fresh node may take to answer `_cluster/health`. */
+const START_TIMEOUT_MS = 180_000;
+/** How long `stop` waits for the process to exit after SIGTERM. */
+const STOP_TIMEOUT_MS = 60_000;
+
+/** Where Elasticsearch runs and how healthy it is. */
+export interface EsStatus {
+  url: string;
+  answering: boolean;
+  health: EsHealth | null;
+  /** The bintel-managed install; pid is null when bintel did not start the one that answers. */
+  local: { pid: number | null; pidFile: string; install: string; data: string; logs: string };
 }
 
-export function esPaths(config: Config): EsPaths {
-  const root = join(config.home, 'es');
-  return {
-    root,
-    zip: join(root, 'dist', `elasticsearch-${config.esVersion}.zip`),
-    install: join(root, `elasticsearch-${config.esVersion}`),
-    data: join(root, 'data'),
-    logs: join(root, 'logs'),
-    pidFile: join(root, 'elasticsearch.pid'),
-    stdout: join(root, 'logs', 'stdout.log'),
-  };
-}
-
-const onPath = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
-
-function run(cmd: string, args: string[], what: string): void {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 16 << 20 });
-  if (r.error) throw new Error(`${what}: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().slice(-2000)}`);
-}
-
-async function sha1(path: string): Promise<string> {
-  const h = createHash('sha1');
-  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
-  return h.digest('hex');
-}
-
-/** The distribution zip: from the Maven cache (via mvn) or Maven Central over HTTPS, SHA-1 checked. */
-async function fetchDist(config: Config, p: EsPaths, log: Log): Promise<void> {
-  if (existsSync(p.zip)) return;
-  await mkdir(dirname(p.zip), { recursive: true });
-  const v = config.esVersion;
-  const m2 = join(process.env.HOME || homedir(), '.m2', 'repository', GROUP, v, `elasticsearch-${v}.zip`);
-  if (!existsSync(m2) && onPath('mvn')) {
-    log(`fetching Elasticsearch ${v} with mvn dependency:get`);
-    run('mvn', ['-q', '-B', 'dependency:get', `-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:${v}:zip`, '-Dtransitive=false'], 'mvn dependency:get');
-  }
-  if (existsSync(m2)) {
-    await writeFile(p.zip, readFileSync(m2));
-    return;
-  }
-  const url = `https://repo1.maven.org/maven2/${GROUP}/${v}/elasticsearch-${v}.zip`;
-  log(`downloading ${url}`);
-  const [zip, sum] = await Promise.all([fetch(url), fetch(`${url}.sha1`)]);
-  if (!zip.ok || !sum.ok) throw new Error(`download of ${url} failed: HTTP ${zip.status} / ${sum.status}`);
-  const tmp = `${p.zip}.part`;
-  await writeFile(tmp, Buffer.from(await zip.arrayBuffer()));
-  const expected = (await sum.text()).trim().split(/\s+/)[0];
-  const actual = await sha1(tmp);
-  if (actual !== expected) {
-    await rm(tmp, { force: true });
-    throw new Error(`SHA-1 mismatch for ${url}: expected ${expected}, got ${actual}`);
-  }
-  await rename(tmp, p.zip);
-}
-
-async function unpack(p: EsPaths, log: Log): Promise<void> {
-  if (existsSync(join(p.install, 'bin', 'elasticsearch'))) return;
-  log(`unpacking into ${p.install}`);
-  if (onPath('unzip')) run('unzip', ['-q', '-o', p.zip, '-d', p.root], 'unzip');
-  else if (onPath('python3')) run('python3', ['-m', 'zipfile', '-e', p.zip, p.root], 'python3 -m zipfile');
-  else throw new Error('cannot unpack the Elasticsearch zip: install unzip (apt-get install unzip)');
-  for (const f of await readdir(join(p.install, 'bin'))) spawnSync('chmod', ['+x', join(p.install, 'bin', f)]);
-}
-
-/** JAVA_HOME, or the JDK of `java` on PATH; Java 17 or newer. */
-function javaHome(): string {
-  let home = process.env.ES_JAVA_HOME || process.env.JAVA_HOME;
-  if (!home) {
-    const which = spawnSync('sh', ['-c', 'command -v java'], { encoding: 'utf8' }).stdout.trim();
-    if (!which) throw new Error('Java 17 or newer is needed to run Elasticsearch and none was found: install a JDK (apt-get install openjdk-17-jre-headless) or set JAVA_HOME');
-    home = dirname(dirname(realpathSync(which)));
-  }
-  const r = spawnSync(join(home, 'bin', 'java'), ['-version'], { encoding: 'utf8' });
-  const m = /version "(\d+)/.exec(`${r.stderr}${r.stdout}`);
-  const major = m ? Number(m[1]) : 0;
-  if (major < 17) throw new Error(`Elasticsearch needs Java 17 or newer; ${home} has ${m ? `Java ${major}` : 'no working java'}`);
-  return home;
-}
-
-async function configure(config: Config, p: EsPaths): Promise<void> {
-  await mkdir(p.data, { recursive: true });
-  await mkdir(p.logs, { recursive: true });
-  const yml = [
-    'cluster.name: bintel-local',
-    'node.name: bintel-local-1',
-    'discovery.type: single-node',
-    'network.host: 127.0.0.1',
-    `http.port: ${config.esPort}`,
-    `transport.port: ${config.esPort + 100}`,
-    `path.data: ${p.data}`,
-    `path.logs: ${p.logs}`,
-    'xpack.security.enabled: false',
-    'action.destructive_requires_name: true',
-    // Disks here are often nearly full; watermarks would silently block writes.
-    'cluster.routing.allocation.disk.threshold_enabled: false',
-    '',
-  ].join('\n');
-  await writeFile(join(p.install, 'config', 'elasticsearch.yml'), yml);
-  await mkdir(join(p.install, 'config', 'jvm.options.d'), { recursive: true });
-  await writeFile(join(p.install, 'config', 'jvm.options.d', 'heap.options'), `-Xms${config.esHeap}\n-Xmx${config.esHeap}\n`);
-}
-
-/** As root: a dedicated unprivileged user owning the install, data and logs. */
-async function runAs(p: EsPaths): Promise<{ uid: number; gid: number } | null> {
-  if (process.getuid?.() !== 0) return null;
-  const exists = spawnSync('id', ['-u', ES_USER]).status === 0;
-  if (!exists) run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', ES_USER], `useradd ${ES_USER}`);
-  const uid = Number(spawnSync('id', ['-u', ES_USER], { encoding: 'utf8' }).stdout.trim());
-  const gid = Number(spawnSync('id', ['-g', ES_USER], { encoding: 'utf8' }).stdout.trim());
-  run('chown', ['-R', `${uid}:${gid}`, p.install, p.data, p.logs], 'chown');
-  // Every parent must be enterable by that user.
-  for (let d = p.root; d !== dirname(d); d = dirname(d)) spawnSync('chmod', ['o+x', d]);
-  await chown(p.root, uid, gid);
-  return { uid, gid };
-}
-
-function pidAlive(pid: number): boolean {
+/** True when the pid belongs to an Elasticsearch JVM (a recycled pid must never be signalled). */
+async function isEsProcess(pid: number): Promise<boolean> {
   try {
-    process.kill(pid, 0);
-    return true;
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes('org.elasticsearch');
   } catch {
-    return false;
+    // No procfs (macOS): trust the pid file.
+    return pidAlive(pid);
   }
 }
 
-async function readPid(p: EsPaths): Promise<number | null> {
+/** The pid of our running node from the pid file, or null (a stale file counts as none). */
+async function runningPid(paths: EsPaths): Promise<number | null> {
+  let pid: number;
   try {
-    const pid = Number((await readFile(p.pidFile, 'utf8')).trim());
-    return Number.isInteger(pid) && pid > 0 && pidAlive(pid) ? pid : null;
+    pid = Number((await readFile(paths.pidFile, 'utf8')).trim());
   } catch {
     return null;
   }
+  return Number.isInteger(pid) && pid > 0 && pidAlive(pid) && (await isEsProcess(pid)) ? pid : null;
 }
 
-async function logTail(p: EsPaths): Promise<string> {
-  const parts: string[] = [];
-  for (const f of [p.stdout, join(p.logs, 'bintel-local.log')]) {
-    try {
-      parts.push(`--- ${f}\n${(await readFile(f, 'utf8')).split('\n').slice(-25).join('\n')}`);
-    } catch {
-      /* not written */
-    }
-  }
-  return parts.join('\n');
-}
+/** Log lines that name a failure: ERROR/FATAL entries, the launcher's verdict, root causes. */
+const FAILURE_LINE = /\]\[(ERROR|FATAL)\s*\]|^ERROR:|^Caused by:|Exception:/;
+/** Stack frames, which would crowd everything else out of a tail. */
+const STACK_FRAME = /^\s+(at |\.\.\. \d+ more)/;
 
-const isLocalUrl = (config: Config) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(config.esUrl).hostname);
+/** The failure lines and the frame-free tail of one log, or '' when it is empty. */
+async function digest(file: string): Promise<string> {
+  const lines = (await tailFile(file, 2000)).split('\n').filter((l) => l && !STACK_FRAME.test(l));
+  if (!lines.length) return '';
+  const failures = [...new Set(lines.filter((l) => FAILURE_LINE.test(l)))].slice(-8);
+  const tail = lines.slice(-12);
+  return `--- ${file}\n${failures.length ? `failures:\n${failures.join('\n')}\ntail:\n` : ''}${tail.join('\n')}`;
+}
 
 /**
- * Makes sure Elasticsearch answers at ES_URL: nothing to do when it does; otherwise
- * provisions and starts the local one (only for a local URL), and waits for health.
+ * A digest for error messages. The launcher log carries the node's console until it detaches,
+ * so it explains failed launches; failures after detaching are only in the server log.
  */
-export async function ensureEs(config: Config, log: Log = () => {}): Promise<{ started: boolean; health: EsHealth }> {
+async function logTails(paths: EsPaths, after: 'launch' | 'detach'): Promise<string> {
+  const [first, second] = after === 'launch' ? [paths.launcherLog, paths.serverLog] : [paths.serverLog, paths.launcherLog];
+  const text = (await digest(first)) || (await digest(second)) || `(no log written in ${paths.logs})`;
+  return `\n${text}\n(full log: ${paths.serverLog})`;
+}
+
+/** A one-shot health check that never throws. */
+async function healthAt(config: Config): Promise<EsHealth | null> {
   const es = createEs(config);
   try {
-    const health = await esHealth(es);
-    if (health) return { started: false, health };
-    if (!isLocalUrl(config)) {
-      log(`waiting for Elasticsearch at ${config.esUrl}`);
-      return { started: false, health: await waitForEs(es, 180_000) };
-    }
-    const p = esPaths(config);
-    await fetchDist(config, p, log);
-    await unpack(p, log);
-    await configure(config, p);
-    const java = javaHome();
-    const user = await runAs(p);
-    log(`starting Elasticsearch ${config.esVersion} at ${config.esUrl} (data ${p.data}, logs ${p.logs})`);
-    const out = openSync(p.stdout, 'a');
-    const child = spawn(join(p.install, 'bin', 'elasticsearch'), ['-d', '-p', p.pidFile], {
-      cwd: p.install,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: p.root, ES_JAVA_HOME: java, ES_PATH_CONF: join(p.install, 'config') },
-      stdio: ['ignore', out, out],
-      ...(user ?? {}),
-    });
-    const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)).on('error', () => resolve(127)));
-    closeSync(out);
-    if (code !== 0) throw new Error(`Elasticsearch failed to start (exit ${code})\n${await logTail(p)}`);
-    try {
-      const health = await waitForEs(es, 180_000);
-      log(`Elasticsearch is ${health.status} at ${config.esUrl}`);
-      return { started: true, health };
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\n${await logTail(p)}`);
-    }
+    return await esHealth(es).catch(() => null);
   } finally {
     await es.close();
   }
 }
 
-/** Stops the local Elasticsearch started by `ensureEs` (never one we did not start). */
-export async function stopEs(config: Config, log: Log = () => {}): Promise<boolean> {
-  const p = esPaths(config);
-  const pid = await readPid(p);
-  if (!pid) {
-    const es = createEs(config);
-    const h = await esHealth(es).finally(() => es.close());
-    log(h ? `Elasticsearch at ${config.esUrl} was not started by bintel (no pid in ${p.pidFile}); leaving it alone` : 'Elasticsearch is not running');
-    return false;
+/**
+ * Runs `bin/elasticsearch -d -p <pid file>`: the launcher returns once the node has started (or
+ * failed), leaving the server running. Its own session, so Ctrl-C in our terminal spares it.
+ */
+async function launch(paths: EsPaths, javaHome: string, user: { uid: number; gid: number } | null, path: string): Promise<void> {
+  const out = openSync(paths.launcherLog, 'w');
+  try {
+    const child = spawn(join(paths.install, 'bin', 'elasticsearch'), ['-d', '-p', paths.pidFile], {
+      cwd: paths.install,
+      // A clean environment: the launcher warns about and ignores JAVA_HOME, JAVA_OPTS and friends.
+      env: { PATH: path, HOME: paths.root, ES_JAVA_HOME: javaHome, ES_PATH_CONF: join(paths.install, 'config'), LANG: 'C.UTF-8' },
+      stdio: ['ignore', out, out],
+      detached: true,
+      ...(user ?? {}),
+    });
+    const code = await new Promise<number | string>((resolve) => {
+      child.on('error', (err) => resolve(err.message));
+      child.on('exit', (c, signal) => resolve(c ?? signal ?? 'unknown'));
+    });
+    if (code !== 0) throw new Error(`bin/elasticsearch -d exited with ${code}`);
+  } finally {
+    closeSync(out);
   }
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 60_000;
-  while (pidAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-  if (pidAlive(pid)) throw new Error(`Elasticsearch (pid ${pid}) did not stop within 60 s`);
-  await rm(p.pidFile, { force: true });
-  log(`stopped Elasticsearch (pid ${pid})`);
-  return true;
 }
 
-export interface EsStatus {
-  url: string;
-  answering: boolean;
-  health: EsHealth | null;
-  local: { pid: number | null; install: string; data: string; logs: string };
+/** Provisions, configures and starts the local node, then waits until it is healthy. */
+async function startLocal(config: Config, paths: EsPaths, log: Log, env: NodeJS.ProcessEnv): Promise<EsHealth> {
+  await fetchDist(config.esVersion, paths, log);
+  await unpackDist(paths, log);
+  await configureEs(config, paths);
+  const javaHome = findJavaHome(env);
+  const user = await prepareEsUser(paths);
+  log(`starting Elasticsearch ${config.esVersion} at ${config.esUrl} (java ${javaHome}${user ? `, user bintel-es` : ''})`);
+  const t0 = Date.now();
+  try {
+    await launch(paths, javaHome, user, env.PATH || '/usr/local/bin:/usr/bin:/bin');
+  } catch (err) {
+    throw new Error(`Elasticsearch failed to start: ${(err as Error).message}${await logTails(paths, 'launch')}`);
+  }
+  const health = await waitHealthy(config, paths);
+  log(`Elasticsearch ${config.esVersion} is ${health.status} at ${config.esUrl} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return health;
 }
 
-export async function esStatus(config: Config): Promise<EsStatus> {
+/** Waits for health; on timeout stops the half-started node so the port is not left taken. */
+async function waitHealthy(config: Config, paths: EsPaths): Promise<EsHealth> {
   const es = createEs(config);
-  const health = await esHealth(es).catch(() => null).finally(() => es.close());
-  const p = esPaths(config);
-  return { url: config.esUrl, answering: health !== null, health, local: { pid: await readPid(p), install: p.install, data: p.data, logs: p.logs } };
+  try {
+    return await waitForEs(es, START_TIMEOUT_MS);
+  } catch (err) {
+    const pid = await runningPid(paths);
+    if (pid) await terminate(pid);
+    throw new Error(`${(err as Error).message}${pid ? ` (stopped pid ${pid})` : ''}${await logTails(paths, 'detach')}`);
+  } finally {
+    await es.close();
+  }
+}
+
+/** Waits for an Elasticsearch we will not start ourselves; `what` says what we wait for. */
+async function waitForExisting(config: Config, what: string, log: Log): Promise<EsHealth> {
+  log(`waiting for ${what}`);
+  const es = createEs(config);
+  try {
+    return await waitForEs(es, START_TIMEOUT_MS);
+  } catch (err) {
+    throw new Error(`${what}: ${(err as Error).message}`);
+  } finally {
+    await es.close();
+  }
+}
+
+/**
+ * Makes sure Elasticsearch answers at `config.esUrl`, green or yellow. Nothing to do when it
+ * does; when it is red or our node is still starting, waits; for a loopback URL provisions and
+ * starts a local node; for a remote URL waits (e.g. a container still booting). `env` is only
+ * where Java (ES_JAVA_HOME, JAVA_HOME, PATH) is looked up.
+ */
+export async function ensureEs(config: Config, log: Log = () => {}, env: NodeJS.ProcessEnv = process.env): Promise<{ started: boolean; health: EsHealth }> {
+  const health = await healthAt(config);
+  if (health && health.status !== 'red') return { started: false, health };
+  const paths = esPaths(config);
+  const pid = await runningPid(paths);
+  if (health) return { started: false, health: await waitForExisting(config, `the red cluster at ${config.esUrl} to turn yellow`, log) };
+  if (pid) return { started: false, health: await waitForExisting(config, `the local Elasticsearch (pid ${pid}) to answer at ${config.esUrl}`, log) };
+  if (!isLoopback(new URL(config.esUrl).hostname)) {
+    return { started: false, health: await waitForExisting(config, `Elasticsearch at ${config.esUrl} (not a loopback URL, so bintel cannot start it)`, log) };
+  }
+  return { started: true, health: await startLocal(config, paths, log, env) };
+}
+
+/** SIGTERM, then waits; true when the process is gone. */
+async function terminate(pid: number): Promise<boolean> {
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (pidAlive(pid) && Date.now() < deadline) await sleep(250);
+  return !pidAlive(pid);
+}
+
+/**
+ * Stops the local node started by `ensureEs`, and never one we did not start.
+ * Returns whether something was stopped; throws when it outlives the 60 s grace.
+ */
+export async function stopEs(config: Config, log: Log = () => {}): Promise<{ stopped: boolean; pid: number | null }> {
+  const paths = esPaths(config);
+  const pid = await runningPid(paths);
+  if (!pid) {
+    await rm(paths.pidFile, { force: true });
+    const answering = (await healthAt(config)) !== null;
+    log(answering ? `Elasticsearch at ${config.esUrl} was not started by bintel (no live pid in ${paths.pidFile}); leaving it alone` : `no Elasticsearch is running at ${config.esUrl}`);
+    return { stopped: false, pid: null };
+  }
+  log(`stopping Elasticsearch (pid ${pid})`);
+  const t0 = Date.now();
+  if (!(await terminate(pid))) throw new Error(`Elasticsearch (pid ${pid}) is still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; see ${paths.serverLog}`);
+  await rm(paths.pidFile, { force: true });
+  log(`stopped Elasticsearch (pid ${pid}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return { stopped: true, pid };
+}
+
+/** Whether Elasticsearch answers at `config.esUrl`, its health, and the local install if ours. */
+export async function esStatus(config: Config): Promise<EsStatus> {
+  const health = await healthAt(config);
+  const paths = esPaths(config);
+  return {
+    url: config.esUrl,
+    answering: health !== null,
+    health,
+    local: { pid: await runningPid(paths), pidFile: paths.pidFile, install: paths.install, data: paths.data, logs: paths.logs },
+  };
 }

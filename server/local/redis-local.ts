@@ -1,32 +1,66 @@
 /**
- * Redis for local runs: use the one at REDIS_URL; if none answers and redis-server is
- * installed, start one for the run (no persistence); otherwise say how to get one.
+ * Redis for local runs: use the one at REDIS_URL; when none answers there, the URL is on
+ * loopback and redis-server is installed, start a throwaway one (no persistence, daemonized,
+ * state under `config.home/redis`); otherwise say how to get one.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { redisAnswers } from '../adapters/redis.ts';
+import { isLoopback, onPath, runChecked, sleep, tailFile } from './sys.ts';
 
+/** How long a fresh redis-server may take to answer PING. */
+const START_TIMEOUT_MS = 10_000;
+
+/** The port of a redis:// URL. */
+const port = (url: URL): string => url.port || '6379';
+
+/** The log of the server for this URL (one per port, so several can share the directory). */
+const logFile = (url: URL, dir: string): string => join(dir, `redis-${port(url)}.log`);
+
+/** The URL without its password, for messages. */
+function redacted(url: URL): string {
+  const copy = new URL(url.href);
+  if (copy.password) copy.password = '***';
+  return copy.href;
+}
+
+/** The redis-server arguments for the URL: its port, loopback only, no persistence. */
+function serverArgs(url: URL, dir: string): string[] {
+  const args = ['--port', port(url), '--bind', url.hostname === '[::1]' ? '::1' : '127.0.0.1'];
+  args.push('--save', '', '--appendonly', 'no', '--daemonize', 'yes');
+  args.push('--dir', dir, '--pidfile', join(dir, `redis-${port(url)}.pid`), '--logfile', logFile(url, dir));
+  // A password in the URL would otherwise make every AUTH fail against the new server.
+  if (url.password) args.push('--requirepass', decodeURIComponent(url.password));
+  return args;
+}
+
+/** Waits until PING answers at the URL; false after the timeout. */
+async function waitForRedis(redisUrl: string): Promise<boolean> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (await redisAnswers(redisUrl)) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+/**
+ * Makes sure Redis answers at `config.redisUrl`; starts a local redis-server when possible.
+ * Never stops or replaces a running one. Returns whether it started one.
+ */
 export async function ensureRedis(config: Config, log: (line: string) => void = () => {}): Promise<{ started: boolean }> {
   if (await redisAnswers(config.redisUrl)) return { started: false };
   const url = new URL(config.redisUrl);
-  const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  const has = spawnSync('sh', ['-c', 'command -v redis-server']).status === 0;
-  if (!local || !has) {
-    throw new Error(
-      `no Redis answers at ${config.redisUrl}. ${local ? 'Install one (apt-get install redis-server, or docker compose up redis)' : 'Start it'} or point REDIS_URL at a running Redis.`,
-    );
+  if (!isLoopback(url.hostname)) throw new Error(`no Redis answers at ${redacted(url)}: start it there, or point REDIS_URL at a running Redis`);
+  if (!onPath('redis-server')) {
+    throw new Error(`no Redis answers at ${redacted(url)} and redis-server is not installed: apt-get install redis-server (or docker compose up -d redis), or set REDIS_URL to a running Redis`);
   }
   const dir = join(config.home, 'redis');
-  mkdirSync(dir, { recursive: true });
-  const port = url.port || '6379';
-  log(`starting redis-server on port ${port}`);
-  const r = spawnSync('redis-server', ['--port', port, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--dir', dir, '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log')], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`redis-server failed to start: ${r.stderr || r.stdout}`);
-  for (let i = 0; i < 50; i++) {
-    if (await redisAnswers(config.redisUrl)) return { started: true };
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error(`redis-server started but ${config.redisUrl} does not answer; see ${join(dir, 'redis.log')}`);
+  await mkdir(dir, { recursive: true });
+  log(`starting redis-server at ${redacted(url)} (no persistence; pid file and log in ${dir})`);
+  runChecked('redis-server', serverArgs(url, dir), 'redis-server');
+  if (await waitForRedis(config.redisUrl)) return { started: true };
+  const tail = await tailFile(logFile(url, dir), 20);
+  throw new Error(`redis-server was started but ${redacted(url)} does not answer PING after ${START_TIMEOUT_MS / 1000} s${tail ? `\n--- ${logFile(url, dir)}\n${tail}` : ''}`);
 }

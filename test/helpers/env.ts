@@ -1,0 +1,44 @@
+/**
+ * Shared helpers for test files: the run's configuration (the runner sets BINTEL_NAMESPACE to
+ * a fresh namespace it removes afterwards) and lazily created clients, closed by `closeAll()`
+ * in a suite's `after` hook so the process can exit.
+ */
+import { loadConfig, type Config } from '../../server/config.ts';
+import { createEs, type Es } from '../../server/adapters/es.ts';
+import { createRedis, type RedisClient } from '../../server/adapters/redis.ts';
+
+let config: Config | null = null;
+let es: Es | null = null;
+let redis: RedisClient | null = null;
+
+/** The configuration from the environment, logging silenced unless LOG_LEVEL says otherwise. */
+export function testConfig(): Config {
+  config ??= loadConfig({ LOG_LEVEL: 'silent', ...process.env });
+  return config;
+}
+
+/** `<namespace>-<suffix>`: an index name the runner's cleanup removes. */
+export function testIndex(suffix: string): string {
+  return `${testConfig().namespace}-${suffix}`;
+}
+
+/** The Elasticsearch client of this process, created on first use. */
+export function testEs(): Es {
+  es ??= createEs(testConfig());
+  return es;
+}
+
+/** The Redis client of this process, created on first use (it connects on its first command). */
+export function testRedis(): RedisClient {
+  redis ??= createRedis(testConfig());
+  return redis;
+}
+
+/** Closes the clients created so far; safe to call more than once. */
+export async function closeAll(): Promise<void> {
+  const [e, r] = [es, redis];
+  es = null;
+  redis = null;
+  if (r) await r.quit().catch(() => r.disconnect());
+  if (e) await e.close();
+}
