@@ -8,6 +8,7 @@ import { registerIngestCommands } from './ingest.ts';
 import { registerUpCommand } from './up.ts';
 import { registerGenerateCommand } from './generate.ts';
 import { registerServerCommands } from './serve.ts';
+import { registerDocsCommand } from './docs.ts';
 
 const program = new Command();
 program
@@ -21,6 +22,7 @@ registerUpCommand(program);
 registerGenerateCommand(program);
 registerIngestCommands(program);
 registerServerCommands(program);
+registerDocsCommand(program);
 registerTestCommand(program);
 
 await program.parseAsync(process.argv).catch((err: unknown) => {

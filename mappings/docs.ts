@@ -44,3 +44,13 @@ export function csvReference(): string {
   }
   return out.join('\n');
 }
+
+/** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->` in a document. */
+export function replaceSection(doc: string, name: string, body: string): string {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  if (i === -1 || j < i) throw new Error(`no ${start} … ${end} section`);
+  return `${doc.slice(0, i + start.length)}\n${body.trim()}\n${doc.slice(j)}`;
+}

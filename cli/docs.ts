@@ -1,0 +1,19 @@
+/**
+ * `bintel docs`: rewrites the generated sections of README.md (the CSV reference) from the
+ * entity definitions. A test fails when they drift.
+ */
+import type { Command } from 'commander';
+import { readFile, writeFile } from 'node:fs/promises';
+import { csvReference, replaceSection } from '../mappings/docs.ts';
+
+export function registerDocsCommand(program: Command): void {
+  program
+    .command('docs')
+    .description('regenerate the CSV reference in README.md from the entity definitions')
+    .option('--readme <path>', 'README to update', 'README.md')
+    .action(async (o: { readme: string }) => {
+      const text = await readFile(o.readme, 'utf8');
+      await writeFile(o.readme, replaceSection(text, 'csv-reference', csvReference()));
+      process.stdout.write(`updated the CSV reference in ${o.readme}\n`);
+    });
+}

@@ -1,0 +1,75 @@
+/**
+ * Killing `bintel ingest` half-way (SIGKILL, no chance to clean up) leaves the alias on the
+ * previous complete index; the half-loaded version is marked incomplete, never served, and
+ * removed by the next successful load.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from '../../ingest/generate/index.ts';
+import { ingestFile } from '../../ingest/run.ts';
+import { aliasName, listVersions, liveIndex } from '../../ingest/indices.ts';
+import { entity } from '../../mappings/index.ts';
+import { closeAll, testConfig, testEs } from '../helpers/env.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const config = testConfig();
+const es = testEs();
+const ns = config.namespace;
+const companies = entity('companies');
+let dir = '';
+let files: Record<string, string> = {};
+
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bintel-kill-'));
+  files = (await generate({ out: dir, companies: 60_000, personnel: 0, brokerOffices: 200, brokers: 40, seed: 11 })).files;
+  for (const r of ['brokers', 'broker-offices', 'companies']) await ingestFile(config, r, files[r], { progress: null }, es);
+});
+test.after(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await closeAll();
+});
+
+async function indexedSoFar(index: string): Promise<number> {
+  const s = await es.indices.stats({ index, metric: ['indexing'] }).catch(() => null);
+  return s?.indices?.[index]?.primaries?.indexing?.index_total ?? 0;
+}
+
+test('SIGKILL half-way: the alias keeps serving the previous complete index', async () => {
+  const before = await liveIndex(es, ns, 'companies');
+  assert.ok(before);
+  const child = spawn(process.execPath, [join(ROOT, 'bin/bintel.js'), 'ingest', 'companies', files.companies, '--batch-size', '500', '--concurrency', '1'], {
+    env: { ...process.env, BINTEL_NAMESPACE: ns },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(signal ? null : code)));
+  // Wait until the new version holds some, not all, documents, then kill without warning.
+  let partial = '';
+  for (let i = 0; i < 600 && !partial; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const versions = await listVersions(es, ns, companies);
+    const loading = versions.find((v) => !v.live && v.index > (before as string));
+    if (loading && (await indexedSoFar(loading.index)) >= 2000) partial = loading.index;
+  }
+  assert.ok(partial, 'the load started');
+  child.kill('SIGKILL');
+  assert.is(await exited, null, 'killed by the signal');
+
+  assert.is(await liveIndex(es, ns, 'companies'), before, 'alias unchanged');
+  const count = await es.count({ index: aliasName(ns, 'companies') });
+  assert.is(count.count, 60_000, 'the alias serves the complete previous index');
+  const versions = await listVersions(es, ns, companies);
+  const half = versions.find((v) => v.index === partial);
+  assert.ok(half && !half.complete && !half.live, 'the half-loaded version is marked incomplete and not live');
+  assert.ok((await indexedSoFar(partial)) < 60_000, 'it really was half-way');
+
+  const s = await ingestFile(config, 'companies', files.companies, { progress: null }, es);
+  assert.is(s.indexed, 60_000);
+  assert.ok(s.pruned.includes(partial), 'the next load removes the half-loaded version');
+  assert.is(s.previous, before);
+});
+
+test.run();
