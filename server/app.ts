@@ -10,11 +10,13 @@ import { authenticate } from './middleware/auth.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { accountRoutes, healthRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { tagRoutes } from './routes/tags.ts';
+import { readRoutes } from './routes/read.ts';
 import type Router from '@koa/router';
 
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
-const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes];
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, readRoutes];
 
 export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */

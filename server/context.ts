@@ -9,6 +9,8 @@ import { createRedis, type RedisClient } from './adapters/redis.ts';
 import { redisKeys, type RedisKeys } from './redis-keys.ts';
 import { KeyService } from './services/keys.ts';
 import { CreditService } from './services/credits.ts';
+import { TagService } from './services/tags.ts';
+import { CrawlGuard } from './services/crawl.ts';
 
 export interface Services {
   config: Config;
@@ -19,6 +21,8 @@ export interface Services {
   rk: RedisKeys;
   keys: KeyService;
   credits: CreditService;
+  tags: TagService;
+  crawl: CrawlGuard;
   /** Elasticsearch namespace a key reads: the sandbox for test keys. */
   dataNamespace: (keyType: 'live' | 'test') => string;
   close: () => Promise<void>;
@@ -38,6 +42,8 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     rk,
     keys: new KeyService(redis, rk),
     credits: new CreditService(redis, rk),
+    tags: new TagService(redis, rk, es),
+    crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     close: async () => {
       redis.disconnect();

@@ -44,3 +44,18 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     close: () => running.close(),
   };
 }
+
+export type Res = { status: number; body: any; headers: Headers };
+
+/** An error envelope with its status and code, request id, zero charge, and (optionally) the field and issue named. */
+export function assertError(res: Res, status: number, code: string, field?: string, issue?: string): void {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  const e = res.body?.error;
+  if (res.body?.ok !== false || e?.code !== code) throw new Error(`expected error ${code}: ${JSON.stringify(res.body)}`);
+  if (typeof e.message !== 'string' || !Array.isArray(e.details)) throw new Error(`malformed error envelope: ${JSON.stringify(res.body)}`);
+  if (e.request_id !== res.headers.get('x-request-id')) throw new Error('request_id differs from X-Request-Id');
+  if (JSON.stringify(res.body.meta) !== JSON.stringify({ credits_charged: 0 })) throw new Error(`error meta must be {credits_charged: 0}: ${JSON.stringify(res.body.meta)}`);
+  if (field && !e.details.some((d: { field: string; issue: string }) => d.field === field && (!issue || d.issue === issue))) {
+    throw new Error(`details should name ${field}${issue ? `/${issue}` : ''}: ${JSON.stringify(e.details)}`);
+  }
+}

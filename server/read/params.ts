@@ -1,0 +1,33 @@
+/**
+ * Query-string reading for the read API: every parameter named, single-valued unless said
+ * otherwise; unknown parameters are a 400 naming them (a typo never silently widens a query).
+ */
+import type { Context } from 'koa';
+import { invalid, type ErrorDetail } from '../errors.ts';
+
+/** The query as single strings; repeated parameters are refused unless listed in `repeatable`. */
+export function readQuery(ctx: Context, allowed: readonly string[], repeatable: readonly string[] = []): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const problems: ErrorDetail[] = [];
+  for (const [k, v] of Object.entries(ctx.query)) {
+    if (v === undefined) continue;
+    const known = allowed.includes(k) || allowed.some((a) => a.endsWith('[') && k.startsWith(a));
+    if (!known) {
+      problems.push({ field: k, issue: 'unknown_field' });
+      continue;
+    }
+    if (Array.isArray(v) && !repeatable.includes(k)) {
+      problems.push({ field: k, issue: 'repeated_parameter' });
+      continue;
+    }
+    out[k] = v;
+  }
+  if (problems.length) throw invalid(problems, problems.length === 1 ? `${problems[0].field}: ${problems[0].issue.replace(/_/g, ' ')}` : undefined);
+  return out;
+}
+
+/** A single string parameter (after readQuery). */
+export const one = (q: Record<string, string | string[]>, name: string): string | undefined => {
+  const v = q[name];
+  return Array.isArray(v) ? v[0] : v;
+};

@@ -1,0 +1,64 @@
+/**
+ * The read API's detail endpoints: GET /v1/{resource}/{id} for the four resources. Reads
+ * the caller's data namespace (the sandbox for test keys), projects by mode, fields and tier,
+ * prices one row at the response tier and debits it atomically before answering.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../context.ts';
+import { ok } from '../middleware/envelope.ts';
+import { authOf, requireScope } from '../middleware/auth.ts';
+import { invalid, notFound } from '../errors.ts';
+import { ENTITIES } from '../../mappings/index.ts';
+import { LEAD_TYPES } from '../../mappings/reference.ts';
+import type { Doc, EntityDef } from '../../mappings/types.ts';
+import { aliasName } from '../../ingest/indices.ts';
+import { FORMATS, flattenRow, project, shapeRow, type Format } from '../read/projection.ts';
+import { chargeRows } from '../read/charge.ts';
+import { one, readQuery } from '../read/params.ts';
+import { keyTier } from '../services/tiers.ts';
+import { scopeOf } from '../services/tags.ts';
+
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** Personnel needs lead_type on every read, and it must match the contact's side. */
+function leadType(def: EntityDef, q: Record<string, string | string[]>): string | null {
+  if (def.name !== 'personnel') return null;
+  const v = one(q, 'lead_type');
+  if (v === undefined || v === '') throw invalid({ field: 'lead_type', issue: 'missing_required', expected: LEAD_TYPES });
+  if (!(LEAD_TYPES as readonly string[]).includes(v)) throw invalid({ field: 'lead_type', issue: 'invalid_value', expected: LEAD_TYPES });
+  return v;
+}
+
+async function getDoc(services: Services, ns: string, def: EntityDef, id: string): Promise<Doc | null> {
+  if (!ID_RE.test(id)) return null;
+  const res = await services.es.get<Doc>({ index: aliasName(ns, def.name), id }, { ignore: [404] });
+  return res.found && res._source ? res._source : null;
+}
+
+export function readRoutes(services: Services): Router {
+  const r = new Router();
+  for (const def of ENTITIES) {
+    const allowed = def.name === 'personnel' ? ['mode', 'fields', 'format', 'lead_type'] : ['mode', 'fields', 'format'];
+    r.get(`/v1/${def.name}/:id`, async (ctx: Context) => {
+      requireScope(ctx, `read:${def.name}`);
+      const auth = authOf(ctx);
+      const q = readQuery(ctx, allowed);
+      const side = leadType(def, q);
+      const format = (one(q, 'format') ?? 'json') as Format;
+      if (!FORMATS.includes(format)) throw invalid({ field: 'format', issue: 'invalid_value', expected: FORMATS });
+      const projection = project(def, auth.key, { mode: one(q, 'mode'), fields: one(q, 'fields') });
+      const doc = await getDoc(services, auth.dataNamespace, def, ctx.params.id);
+      if (!doc || (side && doc.lead_type !== side)) throw notFound(def.label, 'id');
+      const extra: Record<string, unknown> = {};
+      if (def.name === 'personnel') {
+        extra.crm_status = [];
+        if (one(q, 'mode') === 'full') extra.tags = await services.tags.namesOf(scopeOf(auth.key), 'personnel', String(doc.id));
+      }
+      const row = shapeRow(doc, projection.fields, { source: def.leadSource(doc), retrievedAt: new Date().toISOString(), extra });
+      const charge = await chargeRows(services, auth, def.name, projection.tier, 1);
+      ok(ctx, format === 'flat' ? flattenRow(row) : row, { credits_charged: charge.credits, response_tier: projection.tier, key_tier: keyTier(auth.key, def) });
+    });
+  }
+  return r;
+}

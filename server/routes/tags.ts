@@ -1,0 +1,211 @@
+/**
+ * The tag endpoints (tags:read for reads, tags:write for writes; test keys are refused writes
+ * by requireScope). Every tag belongs to the calling key's user (`${org}/${user}`); all calls
+ * cost 0 credits. Bodies and query strings are validated before any I/O: unknown members are
+ * 400 unknown_field, `resource` is accepted as an alias of `entity_type`.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../context.ts';
+import { ok } from '../middleware/envelope.ts';
+import { authOf, requireScope } from '../middleware/auth.ts';
+import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
+import { bodyOf, validator } from '../validate.ts';
+import { BULK_MAX, scopeOf, type TagOwner, type TagPage, type TagRecord } from '../services/tags.ts';
+import { ENTITY_NAMES } from '../../mappings/index.ts';
+import type { EntityName } from '../../mappings/types.ts';
+
+const PAGE_SIZE_DEFAULT = 25;
+const PAGE_SIZE_MAX = 500;
+const PAGE_MAX = 1_000_000;
+
+const ENTITY_TYPE = { type: 'string', enum: [...ENTITY_NAMES] };
+const ENTITY_ID = { type: 'string', minLength: 1, maxLength: 512 };
+// Emptiness and length of a tag are judged after normalization (service), not on the raw text.
+const TAG = { type: 'string' };
+const STR = { type: 'string' };
+
+interface TypeAlias {
+  entity_type?: EntityName;
+  resource?: EntityName;
+}
+interface PairBody extends TypeAlias {
+  entity_id: string;
+  tag: string;
+}
+interface BulkBody extends TypeAlias {
+  entity_ids: string[];
+  tag: string;
+}
+interface ListQuery extends TypeAlias {
+  tag?: string;
+  tag_id?: string;
+  page?: string;
+  page_size?: string;
+}
+
+const pairBody = validator<PairBody>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['entity_id', 'tag'],
+  properties: { entity_id: ENTITY_ID, entity_type: ENTITY_TYPE, resource: ENTITY_TYPE, tag: TAG },
+});
+
+const bulkBody = validator<BulkBody>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['entity_ids', 'tag'],
+  properties: { entity_ids: { type: 'array', minItems: 1, maxItems: BULK_MAX, items: ENTITY_ID }, entity_type: ENTITY_TYPE, resource: ENTITY_TYPE, tag: TAG },
+});
+
+const listQuery = validator<ListQuery>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { tag: STR, entity_type: ENTITY_TYPE, resource: ENTITY_TYPE, page: STR, page_size: STR },
+});
+
+const entitiesQuery = validator<ListQuery>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { tag: STR, tag_id: STR, entity_type: ENTITY_TYPE, resource: ENTITY_TYPE, page: STR, page_size: STR },
+});
+
+const noQuery = validator<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} });
+
+/** Runs every check, then throws one VALIDATION_ERROR carrying all of their details. */
+function checkAll<T extends unknown[]>(...checks: { [K in keyof T]: () => T[K] }): T {
+  const details: ErrorDetail[] = [];
+  const out = checks.map((check) => {
+    try {
+      return check();
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'VALIDATION_ERROR') return void details.push(...err.details);
+      throw err;
+    }
+  });
+  if (details.length) throw invalid(details);
+  return out as T;
+}
+
+/** entity_type or its alias resource; both given must agree. */
+function entityTypeOf(src: TypeAlias, required: boolean): EntityName | undefined {
+  const { entity_type: a, resource: b } = src;
+  if (a !== undefined && b !== undefined && a !== b) throw invalid({ field: 'resource', issue: 'conflicting_values', expected: `the same value as entity_type ("${a}"), or only one of them` });
+  const type = a ?? b;
+  if (required && type === undefined) throw invalid({ field: 'entity_type', issue: 'missing_required', expected: [...ENTITY_NAMES] });
+  return type;
+}
+
+/** A non-negative integer query value within [min, max], or `fallback` when absent. */
+function intParam(q: ListQuery, name: 'page' | 'page_size', min: number, max: number, fallback: number): number {
+  const raw = q[name];
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw invalid({ field: name, issue: 'invalid_type', expected: `an integer from ${min} to ${max}` });
+  const n = Number(raw);
+  if (n < min || n > max) throw invalid({ field: name, issue: 'out_of_range', expected: `an integer from ${min} to ${max}` });
+  return n;
+}
+
+const pageOf = (q: ListQuery) => () => intParam(q, 'page', 0, PAGE_MAX, 0);
+const pageSizeOf = (q: ListQuery) => () => intParam(q, 'page_size', 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT);
+
+/** Records in GET /v1/tags lists name their id `tag_id` (spec). */
+const listed = ({ id, ...rest }: TagRecord) => ({ tag_id: id, ...rest });
+
+function sendPage(ctx: Context, res: TagPage, page: number, pageSize: number): void {
+  const returned = res.records.length;
+  ok(ctx, res.records.map(listed), { total_count: res.total, page, page_size: pageSize, returned, has_more: page * pageSize + returned < res.total });
+}
+
+/** The tag routes. */
+export function tagRoutes(services: Services): Router {
+  const r = new Router();
+  const tags = services.tags;
+
+  const ownerOf = (ctx: Context): TagOwner => {
+    const key = requireScope(ctx, 'tags:write');
+    return { scope: scopeOf(key), userId: key.user, dataNamespace: authOf(ctx).dataNamespace };
+  };
+  const readerOf = (ctx: Context): string => scopeOf(requireScope(ctx, 'tags:read'));
+
+  /**
+   * Adds one tag. Idempotent: 201 Created with the new record when this call tagged the
+   * entity, 200 with the existing record (same id) when it was already tagged. Unknown entity
+   * ids are 400 invalid_reference and nothing is written.
+   */
+  r.post('/v1/tags', async (ctx) => {
+    const owner = ownerOf(ctx);
+    const body = pairBody(bodyOf(ctx));
+    const [type, tag] = checkAll(() => entityTypeOf(body, true) as EntityName, () => tags.normalize(body.tag));
+    const { record, created } = await tags.add(owner, type, body.entity_id, tag);
+    ok(ctx, record, {}, created ? 201 : 200);
+  });
+
+  /**
+   * One tag on up to 100 entities, all or nothing. data: {created, matched, tags}. 201 when at
+   * least one record was created, 200 when every entity already had the tag.
+   */
+  r.post('/v1/tags/bulk', async (ctx) => {
+    const owner = ownerOf(ctx);
+    const body = bulkBody(bodyOf(ctx));
+    const [type, tag] = checkAll(() => entityTypeOf(body, true) as EntityName, () => tags.normalize(body.tag));
+    const res = await tags.addMany(owner, type, body.entity_ids, tag);
+    ok(ctx, res, {}, res.created > 0 ? 201 : 200);
+  });
+
+  /** Removes the (entity, tag) pair; data is the removed record. 404 when the caller has no such tag. */
+  r.delete('/v1/tags', async (ctx) => {
+    const { scope } = ownerOf(ctx);
+    const body = pairBody(bodyOf(ctx));
+    const [type, tag] = checkAll(() => entityTypeOf(body, true) as EntityName, () => tags.normalize(body.tag));
+    ok(ctx, { ...(await tags.remove(scope, type, body.entity_id, tag)), deleted: true });
+  });
+
+  /** Removes a record by id; another user's id is 404 like an unknown one. */
+  r.delete('/v1/tags/:id', async (ctx) => {
+    const { scope } = ownerOf(ctx);
+    ok(ctx, { ...(await tags.removeById(scope, ctx.params.id)), deleted: true });
+  });
+
+  /** The caller's records, newest first; filters tag and entity_type (alias resource). */
+  r.get('/v1/tags', async (ctx) => {
+    const scope = readerOf(ctx);
+    const q = listQuery(ctx.query);
+    const [entityType, tag, page, pageSize] = checkAll(
+      () => entityTypeOf(q, false),
+      () => (q.tag === undefined ? undefined : tags.normalize(q.tag)),
+      pageOf(q),
+      pageSizeOf(q),
+    );
+    sendPage(ctx, await tags.list(scope, { tag, entityType, page, pageSize }), page, pageSize);
+  });
+
+  /** Records of the entities sharing a tag, named by `tag` or by one of the caller's `tag_id`s. */
+  r.get('/v1/tags/entities', async (ctx) => {
+    const scope = readerOf(ctx);
+    const q = entitiesQuery(ctx.query);
+    const [entityType, tag, page, pageSize] = checkAll(
+      () => entityTypeOf(q, false),
+      () => {
+        if (q.tag === undefined && q.tag_id === undefined) throw invalid({ field: 'tag', issue: 'missing_required', expected: 'tag or tag_id' });
+        return q.tag === undefined ? undefined : tags.normalize(q.tag);
+      },
+      pageOf(q),
+      pageSizeOf(q),
+    );
+    sendPage(ctx, await tags.entitiesSharing(scope, { tag, tagId: q.tag_id }, { entityType, page, pageSize }), page, pageSize);
+  });
+
+  // Explicit paths per entity: an unknown resource matches no route and stays a 404.
+  for (const type of ENTITY_NAMES) {
+    /** The caller's records on one entity, newest first (an array; empty when untagged). */
+    r.get(`/v1/${type}/:id/tags`, async (ctx) => {
+      const scope = readerOf(ctx);
+      noQuery(ctx.query);
+      const records = await tags.tagsOf(scope, type, ctx.params.id);
+      ok(ctx, records, { returned: records.length });
+    });
+  }
+
+  return r;
+}

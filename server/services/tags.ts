@@ -1,0 +1,314 @@
+/**
+ * Tags: per-user labels on entities. A tag belongs to one user scope (`${org}/${user}` of the
+ * calling key); nothing here ever reads or writes another scope, so a tag id of another user
+ * is simply not found.
+ *
+ * Redis layout (key names from redis-keys.ts; every key of a scope carries the scope's hash
+ * tag, so the scripts below are Redis Cluster-safe):
+ * - tagRecord(s, id)             the record as JSON
+ * - tagPair(s, type, eid, tag)   (entity, tag) → record id: what makes tagging idempotent
+ *                                (the entity id is URI-encoded there: ids may contain ':')
+ * - tagEntities(s, type, tag)    set of entity ids with the tag: the AND filter is one SINTER
+ * - tagNames(s, type, eid)       set of the tag names on one entity
+ * - tagIndex(s), tagByName(s, tag)  sorted sets in lexicographic order (every score 0). Each
+ *   record has two members, `*|<inverted ms>|<id>` and `<type>|<inverted ms>|<id>`, so one
+ *   ZRANGEBYLEX pages newest first over all types or over one type, and ZLEXCOUNT counts it.
+ *
+ * Every write is one Lua script, so a record and its indexes are written or removed together.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Es } from '../adapters/es.ts';
+import { esErrors } from '../adapters/es.ts';
+import type { RedisClient } from '../adapters/redis.ts';
+import type { RedisKeys } from '../redis-keys.ts';
+import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
+import { aliasName } from '../../ingest/indices.ts';
+import type { EntityName } from '../../mappings/types.ts';
+
+/** A tag on one entity. */
+export interface TagRecord {
+  id: string;
+  entity_id: string;
+  entity_type: EntityName;
+  tag: string;
+  created_at: string;
+  user_id: string | null;
+}
+
+/** Who writes: the scope that owns the tags, the user named on records, the data checked against. */
+export interface TagOwner {
+  scope: string;
+  userId: string;
+  /** Elasticsearch namespace whose entities may be tagged. */
+  dataNamespace: string;
+}
+
+export interface BulkResult {
+  /** New records. */
+  created: number;
+  /** Every entity the call touched (new and already tagged). */
+  matched: number;
+  tags: TagRecord[];
+}
+
+export interface TagPage {
+  records: TagRecord[];
+  total: number;
+}
+
+export interface ListFilter {
+  tag?: string;
+  entityType?: EntityName;
+  page: number;
+  pageSize: number;
+}
+
+export const TAG_MAX_LENGTH = 100;
+/** Entities per bulk call. */
+export const BULK_MAX = 100;
+
+/** The scope of a key's tags. */
+export const scopeOf = (key: { org: string; user: string }): string => `${key.org}/${key.user}`;
+
+const CONTROL_RE = /[\u0000-\u0008\u000e-\u001f\u007f]/;
+
+/**
+ * The stored form of a tag: Unicode NFC, trimmed, leading '#'s stripped, inner whitespace
+ * collapsed to one space, lower case. Throws 400 VALIDATION_ERROR on `field` (issue empty,
+ * too_long or invalid_format).
+ */
+export function normalizeTag(raw: string, field = 'tag'): string {
+  // Leading '#'s and spaces in any mix ("# #vip"), so that normalizing twice changes nothing.
+  const tag = raw.normalize('NFC').replace(/^[#\s]+/, '').trim().replace(/\s+/g, ' ').toLowerCase().normalize('NFC');
+  if (!tag) throw invalid({ field, issue: 'empty', expected: 'a tag with at least one character besides # and spaces' });
+  if ([...tag].length > TAG_MAX_LENGTH) throw invalid({ field, issue: 'too_long', expected: `at most ${TAG_MAX_LENGTH} characters` });
+  if (CONTROL_RE.test(tag)) throw invalid({ field, issue: 'invalid_format', expected: 'no control characters' });
+  return tag;
+}
+
+/** Newest first in lexicographic order: 10^15 - ms, zero-padded. */
+const inverted = (createdAt: string) => String(1e15 - Date.parse(createdAt)).padStart(15, '0');
+const member = (prefix: string, r: TagRecord) => `${prefix}|${inverted(r.created_at)}|${r.id}`;
+const idOfMember = (m: string) => m.slice(m.lastIndexOf('|') + 1);
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * KEYS: ents, index, byname, then (pair, record, names) per entity.
+ * ARGV: tag, then (id, json, entity id, member all, member type) per entity.
+ * Returns (id, 1 if created else 0) per entity.
+ */
+const ADD = `
+local out = {}
+local n = (#KEYS - 3) / 3
+for i = 0, n - 1 do
+  local k = 4 + i * 3
+  local a = 2 + i * 5
+  local existing = redis.call('GET', KEYS[k])
+  if existing then
+    out[#out + 1] = existing
+    out[#out + 1] = 0
+  else
+    redis.call('SET', KEYS[k], ARGV[a])
+    redis.call('SET', KEYS[k + 1], ARGV[a + 1])
+    redis.call('SADD', KEYS[k + 2], ARGV[1])
+    redis.call('SADD', KEYS[1], ARGV[a + 2])
+    redis.call('ZADD', KEYS[2], 0, ARGV[a + 3], 0, ARGV[a + 4])
+    redis.call('ZADD', KEYS[3], 0, ARGV[a + 3], 0, ARGV[a + 4])
+    out[#out + 1] = ARGV[a]
+    out[#out + 1] = 1
+  end
+end
+return out
+`;
+
+/**
+ * KEYS: record, pair, ents, names, index, byname. ARGV: id, entity id, tag, member all, member type.
+ * Removes only while the pair still names this record (a concurrent delete wins once).
+ */
+const REMOVE = `
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('SREM', KEYS[3], ARGV[2])
+redis.call('SREM', KEYS[4], ARGV[3])
+redis.call('ZREM', KEYS[5], ARGV[4], ARGV[5])
+redis.call('ZREM', KEYS[6], ARGV[4], ARGV[5])
+return 1
+`;
+
+type Script = (...args: (string | number)[]) => Promise<unknown>;
+
+export class TagService {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly rk: RedisKeys,
+    private readonly es: Es,
+  ) {
+    redis.defineCommand('bintelTagAdd', { lua: ADD });
+    redis.defineCommand('bintelTagRemove', { numberOfKeys: 6, lua: REMOVE });
+  }
+
+  /** See normalizeTag. */
+  normalize(tag: string, field = 'tag'): string {
+    return normalizeTag(tag, field);
+  }
+
+  /** Tags one entity; returns the existing record (created false) when it is already tagged. */
+  async add(owner: TagOwner, entityType: EntityName, entityId: string, tag: string): Promise<{ record: TagRecord; created: boolean }> {
+    const res = await this.write(owner, entityType, [entityId], tag, () => 'entity_id');
+    return { record: res.tags[0], created: res.created === 1 };
+  }
+
+  /**
+   * One tag on up to BULK_MAX entities, all or nothing: an unknown id refuses the whole call
+   * (invalid_reference on `entity_ids[i]`). Repeated ids count once.
+   */
+  async addMany(owner: TagOwner, entityType: EntityName, entityIds: string[], tag: string): Promise<BulkResult> {
+    if (entityIds.length < 1 || entityIds.length > BULK_MAX) throw invalid({ field: 'entity_ids', issue: entityIds.length ? 'too_many_items' : 'too_few_items', expected: `1 to ${BULK_MAX} ids` });
+    return this.write(owner, entityType, entityIds, tag, (i) => `entity_ids[${i}]`);
+  }
+
+  private async write(owner: TagOwner, type: EntityName, ids: string[], rawTag: string, fieldOf: (i: number) => string): Promise<BulkResult> {
+    const tag = normalizeTag(rawTag);
+    const missing = await this.missingEntities(owner.dataNamespace, type, ids);
+    if (missing.size) {
+      const details: ErrorDetail[] = ids.flatMap((id, i) => (missing.has(id) ? [{ field: fieldOf(i), issue: 'invalid_reference' }] : []));
+      throw invalid(details, `No ${type} with ${missing.size === 1 ? 'this id' : 'these ids'}: ${[...missing].slice(0, 5).join(', ')}`);
+    }
+    const unique = [...new Set(ids)];
+    const createdAt = new Date().toISOString();
+    const fresh = unique.map((entity_id): TagRecord => ({ id: randomUUID(), entity_id, entity_type: type, tag, created_at: createdAt, user_id: owner.userId }));
+    const s = owner.scope;
+    const keys = [this.rk.tagEntities(s, type, tag), this.rk.tagIndex(s), this.rk.tagByName(s, tag)];
+    const args: string[] = [tag];
+    for (const r of fresh) {
+      keys.push(this.pairKey(s, type, r.entity_id, tag), this.rk.tagRecord(s, r.id), this.rk.tagNames(s, type, r.entity_id));
+      args.push(r.id, JSON.stringify(r), r.entity_id, member('*', r), member(type, r));
+    }
+    const out = (await this.script('bintelTagAdd')(keys.length, ...keys, ...args)) as (string | number)[];
+    const existingIds: string[] = [];
+    let created = 0;
+    for (let i = 0; i < fresh.length; i++) {
+      if (Number(out[i * 2 + 1]) === 1) created++;
+      else existingIds.push(String(out[i * 2]));
+    }
+    const existing = new Map((await this.records(s, existingIds)).map((r) => [r.entity_id, r]));
+    const tags = fresh.map((r, i) => (Number(out[i * 2 + 1]) === 1 ? r : existing.get(r.entity_id))).filter((r): r is TagRecord => r !== undefined);
+    return { created, matched: unique.length, tags };
+  }
+
+  /** Ids among `ids` that are not documents of the entity in the namespace (all of them when its alias is missing). */
+  private async missingEntities(ns: string, type: EntityName, ids: string[]): Promise<Set<string>> {
+    const unique = [...new Set(ids)];
+    try {
+      const res = await this.es.mget({ index: aliasName(ns, type), ids: unique, _source: false });
+      const found = new Set(res.docs.filter((d) => 'found' in d && d.found).map((d) => d._id));
+      return new Set(unique.filter((id) => !found.has(id)));
+    } catch (err) {
+      if (err instanceof esErrors.ResponseError && err.statusCode === 404) return new Set(unique);
+      throw err;
+    }
+  }
+
+  /** Removes the (entity, tag) pair; 404 when the caller has no such tag. */
+  async remove(scope: string, entityType: EntityName, entityId: string, rawTag: string): Promise<TagRecord> {
+    const tag = normalizeTag(rawTag);
+    const id = await this.redis.get(this.pairKey(scope, entityType, entityId, tag));
+    const record = id ? await this.get(scope, id) : null;
+    if (!record || !(await this.unlink(scope, record))) throw new ApiError('NOT_FOUND', `No tag "${tag}" on ${entityType} ${entityId}`, [{ field: 'tag', issue: 'not_found' }]);
+    return record;
+  }
+
+  /** Removes a tag record by id; 404 when it is not one of the caller's. */
+  async removeById(scope: string, id: string): Promise<TagRecord> {
+    const record = await this.get(scope, id);
+    if (!record || !(await this.unlink(scope, record))) throw notFound('Tag', 'id');
+    return record;
+  }
+
+  private async unlink(scope: string, r: TagRecord): Promise<boolean> {
+    const t = r.entity_type;
+    const keys = [
+      this.rk.tagRecord(scope, r.id),
+      this.pairKey(scope, t, r.entity_id, r.tag),
+      this.rk.tagEntities(scope, t, r.tag),
+      this.rk.tagNames(scope, t, r.entity_id),
+      this.rk.tagIndex(scope),
+      this.rk.tagByName(scope, r.tag),
+    ];
+    return Number(await this.script('bintelTagRemove')(...keys, r.id, r.entity_id, r.tag, member('*', r), member(t, r))) === 1;
+  }
+
+  /** One of the caller's records, or null (also for ids that are not UUIDs). */
+  async get(scope: string, id: string): Promise<TagRecord | null> {
+    if (!UUID_RE.test(id)) return null;
+    const json = await this.redis.get(this.rk.tagRecord(scope, id));
+    return json ? (JSON.parse(json) as TagRecord) : null;
+  }
+
+  /** The caller's records, newest first, optionally of one tag and/or one entity type. */
+  async list(scope: string, f: ListFilter): Promise<TagPage> {
+    const key = f.tag === undefined ? this.rk.tagIndex(scope) : this.rk.tagByName(scope, normalizeTag(f.tag));
+    const prefix = f.entityType ?? '*';
+    // '}' follows '|': the range holds exactly the members that start with `${prefix}|`.
+    const [min, max] = [`(${prefix}|`, `(${prefix}}`];
+    const res = await this.redis.multi().zlexcount(key, min, max).zrangebylex(key, min, max, 'LIMIT', f.page * f.pageSize, f.pageSize).exec();
+    if (!res || res.some(([err]) => err)) throw res?.find(([err]) => err)?.[0] ?? new Error('tag list transaction aborted');
+    const total = Number(res[0][1]);
+    const records = await this.records(scope, (res[1][1] as string[]).map(idOfMember));
+    return { records, total };
+  }
+
+  /** Records of every entity sharing the tag named by `tag`, or by the caller's record `tagId` (404 when unknown). */
+  async entitiesSharing(scope: string, by: { tag?: string; tagId?: string }, f: Omit<ListFilter, 'tag'>): Promise<TagPage> {
+    let tag = by.tag === undefined ? undefined : normalizeTag(by.tag);
+    if (by.tagId !== undefined) {
+      const rec = await this.get(scope, by.tagId);
+      if (!rec) throw notFound('Tag', 'tag_id');
+      if (tag !== undefined && tag !== rec.tag) throw invalid({ field: 'tag_id', issue: 'conflicting_values', expected: `a record of the tag "${tag}", or only one of tag and tag_id` });
+      tag = rec.tag;
+    }
+    if (tag === undefined) throw invalid({ field: 'tag', issue: 'missing_required', expected: 'tag or tag_id' });
+    return this.list(scope, { ...f, tag });
+  }
+
+  /** The caller's records on one entity, newest first. */
+  async tagsOf(scope: string, entityType: EntityName, entityId: string): Promise<TagRecord[]> {
+    const names = await this.namesOf(scope, entityType, entityId);
+    if (!names.length) return [];
+    const ids = await this.redis.mget(...names.map((t) => this.pairKey(scope, entityType, entityId, t)));
+    const records = await this.records(scope, ids.filter((id): id is string => id !== null));
+    return records.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
+  }
+
+  /** The caller's tag names on one entity, sorted (the `tags` field of entity records). */
+  async namesOf(scope: string, entityType: EntityName, entityId: string): Promise<string[]> {
+    return (await this.redis.smembers(this.rk.tagNames(scope, entityType, entityId))).sort();
+  }
+
+  /**
+   * Ids of the entities of a type that carry every one of `tags` (AND) for the scope, sorted;
+   * the `tags=` list filter. Tags are normalized as on write; an empty one is a 400 on `tags`.
+   */
+  async entityIdsWithAllTags(scope: string, entityType: EntityName, tags: string[]): Promise<string[]> {
+    const names = [...new Set(tags.map((t) => normalizeTag(t, 'tags')))];
+    if (!names.length) throw invalid({ field: 'tags', issue: 'empty', expected: 'at least one tag' });
+    return (await this.redis.sinter(...names.map((t) => this.rk.tagEntities(scope, entityType, t)))).sort();
+  }
+
+  /** Records by id in the given order, skipping ids deleted meanwhile. */
+  private async records(scope: string, ids: string[]): Promise<TagRecord[]> {
+    if (!ids.length) return [];
+    const json = await this.redis.mget(...ids.map((id) => this.rk.tagRecord(scope, id)));
+    return json.filter((j): j is string => j !== null).map((j) => JSON.parse(j) as TagRecord);
+  }
+
+  /** Entity ids may contain ':' (the key separator): encoded so that no two pairs share a key. */
+  private pairKey(scope: string, type: EntityName, entityId: string, tag: string): string {
+    return this.rk.tagPair(scope, type, encodeURIComponent(entityId), tag);
+  }
+
+  private script(name: 'bintelTagAdd' | 'bintelTagRemove'): Script {
+    const fn = (this.redis as unknown as Record<string, Script>)[name];
+    return (...args) => fn.apply(this.redis, args);
+  }
+}
