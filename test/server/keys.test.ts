@@ -5,23 +5,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { startHarness, type Harness } from './harness.ts';
+import { assertError, startHarness, type Harness } from './harness.ts';
 
 const t = suite('access');
 let a: Harness;
 let b: Harness;
 const org = `org-${randomUUID().slice(0, 8)}`;
-
-function assertError(res: { status: number; body: any; headers: Headers }, status: number, code: string, field?: string): void {
-  assert.is(res.status, status, JSON.stringify(res.body));
-  assert.is(res.body.ok, false);
-  assert.is(res.body.error.code, code);
-  assert.type(res.body.error.message, 'string');
-  assert.ok(Array.isArray(res.body.error.details));
-  assert.is(res.body.error.request_id, res.headers.get('x-request-id'));
-  assert.equal(res.body.meta, { credits_charged: 0 });
-  if (field) assert.ok(res.body.error.details.some((d: { field: string }) => d.field === field), `details name ${field}: ${JSON.stringify(res.body.error.details)}`);
-}
 
 t.before(async () => {
   a = await startHarness();
@@ -154,6 +143,27 @@ t('test keys cannot manage keys, read credits or write tags', async () => {
   assertError(await a.call('GET', '/v1/api-keys', { secret: test.secret }), 403, 'FORBIDDEN');
   assertError(await a.call('POST', '/v1/api-keys', { secret: test.secret, body: { scopes: ['read:companies'] } }), 403, 'FORBIDDEN');
   assertError(await a.call('GET', '/v1/credits', { secret: test.secret }), 403, 'FORBIDDEN');
+});
+
+t('rate limit: RateLimit headers on every call, then 429 RATE_LIMITED with Retry-After', async () => {
+  const limited = await startHarness({ BINTEL_RATE_LIMIT_PER_MIN: '3' });
+  try {
+    const { secret } = await limited.key({ org });
+    for (let i = 0; i < 3; i++) {
+      const res = await limited.call('GET', '/v1/whoami', { secret });
+      assert.is(res.status, 200);
+      assert.is(res.headers.get('ratelimit-limit'), '3');
+      assert.is(res.headers.get('ratelimit-remaining'), String(2 - i));
+    }
+    const over = await limited.call('GET', '/v1/whoami', { secret });
+    assertError(over, 429, 'RATE_LIMITED');
+    assert.ok(Number(over.headers.get('retry-after')) >= 1);
+    // Another key has its own budget.
+    const other = await limited.key({ org });
+    assert.is((await limited.call('GET', '/v1/whoami', { secret: other.secret })).status, 200);
+  } finally {
+    await limited.close();
+  }
 });
 
 t('credits endpoint shows the pool', async () => {

@@ -14,7 +14,7 @@ import { createEs, type Es } from '../../server/adapters/es.ts';
 import { ApiError } from '../../server/errors.ts';
 import { ingestFile } from '../../ingest/run.ts';
 import { normalizeTag, scopeOf, type TagService } from '../../server/services/tags.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { assertError, startHarness, type Harness } from './harness.ts';
 
 type Res = { status: number; body: any; headers: Headers };
 
@@ -40,19 +40,6 @@ function assertOk(res: Res, status = 200): any {
   assert.is(res.body.ok, true);
   assert.is(res.body.meta.credits_charged, 0);
   return res.body.data;
-}
-
-function assertError(res: Res, status: number, code: string, field?: string, issue?: string): void {
-  assert.is(res.status, status, JSON.stringify(res.body));
-  assert.is(res.body.ok, false);
-  assert.is(res.body.error.code, code);
-  assert.type(res.body.error.message, 'string');
-  assert.is(res.body.error.request_id, res.headers.get('x-request-id'));
-  assert.equal(res.body.meta, { credits_charged: 0 });
-  if (field) {
-    const hit = res.body.error.details.find((d: { field: string; issue: string }) => d.field === field && (!issue || d.issue === issue));
-    assert.ok(hit, `details name ${field}${issue ? `/${issue}` : ''}: ${JSON.stringify(res.body.error.details)}`);
-  }
 }
 
 const call = (method: string, path: string, secret: string, body?: unknown) => h.call(method, path, { secret, body });
