@@ -2,17 +2,10 @@
  * `bintel generate`: seeded synthetic CSVs for every entity (the work is in ingest/generate/).
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { GENERATED_FILES, checkGenerateOptions, generate } from '../ingest/generate/index.ts';
+import { GENERATED_FILES, checkGenerateOptions, generate, type GenerateOptions } from '../ingest/generate/index.ts';
 import type { EntityName } from '../mappings/types.ts';
 
-interface GenerateCliOptions {
-  out: string;
-  companies: number;
-  personnel: number;
-  brokerOffices: number;
-  brokers: number;
-  seed: number;
-}
+type GenerateCliOptions = Omit<GenerateOptions, 'onProgress'>;
 
 /** A commander parser for a non-negative integer option ("1000000" or "1_000_000"). */
 function count(flag: string) {

@@ -134,7 +134,7 @@ export async function openCsv(path: string, fields: readonly FieldDef[], opts: {
   }
   if (size === 0) throw new InputError(`${path} is empty: expected a header line and data rows`);
 
-  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  const stream = createReadStream(path, { highWaterMark: 256 << 10 });
   const it = (opts.parser === 'fast-csv' ? fastCsvRecords(stream, path) : bintelRecords(stream))[Symbol.asyncIterator]();
 
   // The header is the first record; batches may be empty (a chunk inside one long record).

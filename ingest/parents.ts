@@ -21,7 +21,7 @@ export class EsParentLookup implements ParentLookup {
   /** One FIFO cache per (entity, fields) scope; MISSING remembers ids that do not exist. */
   private readonly caches = new Map<string, Map<string, Doc | typeof MISSING>>();
 
-  constructor(private readonly es: Es, private readonly ns: string, private readonly maxEntries = 200_000) {}
+  constructor(private readonly es: Es, private readonly ns: string, private readonly maxEntries = 100_000) {}
 
   async fetch(entity: EntityName, ids: readonly string[], fields: readonly string[]): Promise<Map<string, Doc>> {
     const scope = `${entity}|${fields.join(',')}`;

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { companion, isSearchable } from '../mappings/es-mapping.ts';
-import { compactName, foldText, normalizeName } from '../mappings/normalize.ts';
+import { foldText, normalizeFolded } from '../mappings/normalize.ts';
 import type { Doc, EntityDef, EntityName, FieldDef, JoinDef } from '../mappings/types.ts';
 import { checkId, coerceField, isBlank, type FieldIssue } from './validate.ts';
 
@@ -115,10 +115,12 @@ function joinedValue(doc: Doc, j: JoinDef, parents: Map<string, Doc>, field: str
 function addCompanions(doc: Doc, f: FieldDef): void {
   const v = doc[f.name];
   if (typeof v !== 'string' || !v) return;
-  doc[companion.sort(f.name)] = foldText(v);
+  const folded = foldText(v);
+  doc[companion.sort(f.name)] = folded;
   if (!isSearchable(f)) return;
-  doc[companion.norm(f.name)] = normalizeName(v);
-  doc[companion.compact(f.name)] = compactName(v);
+  const norm = normalizeFolded(folded);
+  doc[companion.norm(f.name)] = norm;
+  doc[companion.compact(f.name)] = norm.replace(/ /g, '');
 }
 
 /**

@@ -8,11 +8,13 @@ const LEGAL_SUFFIXES = new Set([
   'pc', 'pllc', 'pa', 'gmbh', 'sa', 'the', 'dba', 'lc', 'na',
 ]);
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Lowercase, accents folded, punctuation to spaces, '&' to 'and', spaces collapsed. */
 export function foldText(s: string): string {
-  return s
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+  // Most names are ASCII: skip Unicode decomposition for them (it is the costly step).
+  const base = NON_ASCII.test(s) ? s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '') : s;
+  return base
     .toLowerCase()
     .replace(/&/g, ' and ')
     .replace(/['’`]/g, '')
@@ -22,7 +24,12 @@ export function foldText(s: string): string {
 
 /** A name for matching: folded, with legal suffixes and a leading "the" removed. */
 export function normalizeName(s: string): string {
-  const words = foldText(s).split(' ').filter(Boolean);
+  return normalizeFolded(foldText(s));
+}
+
+/** normalizeName of an already folded text (callers that need both fold once). */
+export function normalizeFolded(folded: string): string {
+  const words = folded.split(' ').filter(Boolean);
   while (words.length > 1 && LEGAL_SUFFIXES.has(words[words.length - 1])) words.pop();
   if (words.length > 1 && words[0] === 'the') words.shift();
   return words.join(' ');
