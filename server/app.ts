@@ -7,7 +7,6 @@ import { koaBody } from 'koa-body';
 import type { Services } from './context.ts';
 import { envelope } from './middleware/envelope.ts';
 import { authenticate } from './middleware/auth.ts';
-import { rateLimit } from './middleware/rate-limit.ts';
 import { accountRoutes, healthRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { tagRoutes } from './routes/tags.ts';
@@ -22,7 +21,7 @@ export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */
   routes?: RouteFactory[];
   /**
-   * Replaces authentication and rate limiting (benchmarks measure the access layer by
+   * Replaces authentication and the rate limit (benchmarks measure the access layer by
    * comparing against an app that sets `ctx.state.auth` itself). Never used in serving.
    */
   access?: Middleware;
@@ -37,9 +36,7 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
   const health = healthRoutes(services);
   app.use(health.routes());
   const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));
-  const auth = authenticate(services);
-  const limit = rateLimit(services);
-  const access: Middleware = opts.access ?? ((ctx, next) => auth(ctx, () => limit(ctx, next)));
+  const access: Middleware = opts.access ?? authenticate(services);
   app.use(async (ctx, next) => {
     // A path no route knows is a 404 whoever asks; known paths need a key.
     const known = routers.some((r) => r.match(ctx.path, ctx.method).path.length > 0);

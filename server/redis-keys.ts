@@ -6,6 +6,8 @@
 export interface RedisKeys {
   /** API key record by secret hash (the only key auth reads): JSON. */
   keyBySecret(secretHash: string): string;
+  /** Requests of a secret in one rate-limit window; same slot as keyBySecret (one script reads both). */
+  rateWindow(secretHash: string, window: number): string;
   /** API key record by id (listing, revoke, rotate): JSON. */
   key(id: string): string;
   /** Ids of every key of an organization (set). */
@@ -16,8 +18,6 @@ export interface RedisKeys {
   usage(org: string, keyId: string): string;
   /** Daily rows of a key (expires after the day). */
   dailyRows(org: string, keyId: string, day: string): string;
-  /** Rate-limiter prefix. */
-  rateLimit(): string;
   /** Crawl-detection state of a key for one filter fingerprint. */
   crawl(keyId: string, fingerprint: string): string;
   /** Tag records and indexes of one user. */
@@ -42,13 +42,13 @@ export function redisKeys(ns: string): RedisKeys {
   const org = (o: string) => `${p}{org:${o}}`;
   const user = (scope: string) => `${p}{u:${scope}}`;
   return Object.freeze({
-    keyBySecret: (h: string) => `${p}apikey:secret:${h}`,
+    keyBySecret: (h: string) => `${p}{s:${h}}:apikey`,
+    rateWindow: (h: string, w: number) => `${p}{s:${h}}:rl:${w}`,
     key: (id: string) => `${p}apikey:id:${id}`,
     orgKeys: (o: string) => `${org(o)}:keys`,
     credits: (o: string) => `${org(o)}:credits`,
     usage: (o: string, id: string) => `${org(o)}:usage:${id}`,
     dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,
-    rateLimit: () => `${p}rl`,
     crawl: (id: string, fp: string) => `${p}crawl:${id}:${fp}`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
     tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,

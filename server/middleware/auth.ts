@@ -1,10 +1,14 @@
 /**
- * Bearer authentication and authorization helpers. Auth is one Redis read; the key's state
- * decides: active passes, revoked and rotated-out secrets get 401 at once, everywhere.
+ * Bearer authentication, per-key rate limit and authorization helpers. Authentication and
+ * the rate-limit count are one Redis round trip (a script reads the key record by secret
+ * hash and counts the request in the current one-minute window); the key's state decides:
+ * active passes, revoked and rotated-out secrets get 401 at once, everywhere. Every
+ * authenticated response carries the IETF RateLimit-* headers; over the limit, 429 with
+ * Retry-After.
  */
 import type { Context, Next } from 'koa';
 import type { Services } from '../context.ts';
-import { forbidden, unauthorized } from '../errors.ts';
+import { ApiError, forbidden, unauthorized } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { looksLikeSecret } from '../services/keys.ts';
 import { LIVE_ONLY_SCOPES } from '../scopes.ts';
@@ -16,16 +20,27 @@ export interface AuthState {
   sandbox: boolean;
 }
 
+const WINDOW_MS = 60_000;
+
 export function authenticate(services: Services) {
+  const limit = services.config.rateLimitPerMinute;
+  const policy = `${limit};w=${WINDOW_MS / 1000}`;
   return async function authMiddleware(ctx: Context, next: Next): Promise<void> {
     const header = ctx.get('authorization');
     if (!header) throw unauthorized('missing_credentials', 'Send Authorization: Bearer <API key>');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m || !looksLikeSecret(m[1])) throw unauthorized('malformed_credentials', 'Authorization must be "Bearer bk_live_…" or "Bearer bk_test_…"');
-    const key = await services.keys.authenticate(m[1]);
-    if (!key) throw unauthorized('invalid_credentials', 'Unknown API key');
+    const found = await services.keys.authenticateAndCount(m[1], WINDOW_MS);
+    if (!found) throw unauthorized('invalid_credentials', 'Unknown API key');
+    const { key, count, resetMs } = found;
     if (key.status === 'revoked') throw unauthorized('revoked_key', 'This API key has been revoked');
     if (key.status === 'rotated') throw unauthorized('rotated_key', 'This secret was rotated; use the new secret');
+    const reset = String(Math.max(1, Math.ceil(resetMs / 1000)));
+    const headers = { 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(Math.max(0, limit - count)), 'RateLimit-Reset': reset, 'RateLimit-Policy': policy };
+    if (count > limit) {
+      throw new ApiError('RATE_LIMITED', `Rate limit of ${limit} requests per minute reached; retry in ${reset} s`, [{ field: 'authorization', issue: 'rate_limited' }]).withHeaders({ ...headers, 'Retry-After': reset });
+    }
+    ctx.set(headers);
     const state: AuthState = { key, dataNamespace: services.dataNamespace(key.key_type), sandbox: key.key_type === 'test' };
     ctx.state.auth = state;
     await next();
@@ -46,10 +61,3 @@ export function requireScope(ctx: Context, scope: string): KeyRecord {
   if (!key.scopes.includes(scope)) throw forbidden(`This key lacks the ${scope} scope`, 'authorization', 'missing_scope');
   return key;
 }
-
-/** Middleware form of requireScope. */
-export const scope = (s: string) =>
-  async function scopeMiddleware(ctx: Context, next: Next): Promise<void> {
-    requireScope(ctx, s);
-    await next();
-  };

@@ -83,8 +83,30 @@ export interface CreateKeyInput {
   internal?: boolean;
 }
 
+/**
+ * Auth and rate limit in one round trip: the key record by secret hash, and the request
+ * count of that secret in the current fixed window (both keys in the secret's slot).
+ */
+const AUTHENTICATE = `
+local rec = redis.call('GET', KEYS[1])
+if not rec then return {} end
+local n = redis.call('INCR', KEYS[2])
+if n == 1 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1])) end
+return {rec, n}
+`;
+
+export interface Authenticated {
+  key: KeyRecord;
+  /** Requests of this secret in the current window, this one included. */
+  count: number;
+  /** Milliseconds until the window resets. */
+  resetMs: number;
+}
+
 export class KeyService {
-  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {}
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
+    this.redis.defineCommand('bintelAuthenticate', { numberOfKeys: 2, lua: AUTHENTICATE });
+  }
 
   /** Issues a root key (operator). */
   async createRoot(input: CreateKeyInput): Promise<KeyWithSecret> {
@@ -152,13 +174,28 @@ export class KeyService {
     return { key: publicKey(rec), secret };
   }
 
-  /**
-   * The key a secret belongs to, with its state. Null when unknown. The stored hash is
-   * compared in constant time as a second check of the lookup.
-   */
+  /** The key a secret belongs to, with its state; null when unknown. Counts nothing. */
   async authenticate(secret: string): Promise<KeyRecord | null> {
     const h = hashSecret(secret);
-    const json = await this.redis.get(this.keys.keyBySecret(h));
+    return this.verify(h, await this.redis.get(this.keys.keyBySecret(h)));
+  }
+
+  /**
+   * The key a secret belongs to and this request's place in its rate-limit window (fixed
+   * windows of `windowMs`), in one Redis round trip. Null when the secret is unknown.
+   */
+  async authenticateAndCount(secret: string, windowMs: number, now = Date.now()): Promise<Authenticated | null> {
+    const h = hashSecret(secret);
+    const window = Math.floor(now / windowMs);
+    const run = (this.redis as unknown as { bintelAuthenticate: (...a: (string | number)[]) => Promise<[string, number] | []> }).bintelAuthenticate;
+    const res = await run.call(this.redis, this.keys.keyBySecret(h), this.keys.rateWindow(h, window), windowMs);
+    const key = this.verify(h, res[0] ?? null);
+    if (!key) return null;
+    return { key, count: Number(res[1]), resetMs: (window + 1) * windowMs - now };
+  }
+
+  /** Parses a stored record; its hash is compared in constant time as a second check of the lookup. */
+  private verify(h: string, json: string | null): KeyRecord | null {
     if (!json) return null;
     const rec = JSON.parse(json) as KeyRecord;
     const a = Buffer.from(h, 'hex');
