@@ -49,13 +49,15 @@ export function registerUpCommand(program: Command): void {
         const what = sandbox ? 'sandbox' : 'live';
         log(`${what} data ${r.loaded ? 'loaded' : 'already present'}: ${Object.entries(r.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
       }
+      const sample = await es.search({ index: `${config.namespace}-companies`, size: 1, _source: false });
+      const companyId = sample.hits.hits[0]?._id ?? '<id>';
       await es.close();
       const keys = await demoKeys(config);
       const base = `http://127.0.0.1:${config.port}`;
       log(`\ndemo organization "${DEMO_ORG}": ${toCredits(keys.balance)} credits`);
       log(`live key (advanced tier, every scope): ${keys.live}`);
       log(`test key (sandbox data):               ${keys.test}`);
-      log(`\ntry:\n  curl -s -H "Authorization: Bearer ${keys.live}" ${base}/v1/whoami\n  curl -s -H "Authorization: Bearer ${keys.live}" "${base}/v1/companies?states=TX&page_size=5"\n`);
+      log(`\ntry:\n  curl -s -H "Authorization: Bearer ${keys.live}" ${base}/v1/whoami\n  curl -s -H "Authorization: Bearer ${keys.live}" "${base}/v1/companies/${companyId}?mode=full"\n`);
       if (o.serve) await serveForeground(config.port, config.host);
     });
 }
