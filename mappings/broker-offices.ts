@@ -9,6 +9,7 @@ export const brokerOffices = defineEntity({
   naturalKey: ['broker_id', 'office_name', 'city', 'state'],
   defaultSort: 'office_name',
   defaultAutocomplete: 'office_name',
+  geo: { state: 'state', dma: 'dma' },
   leadSource: () => 'Form 5500 Schedule A',
   joins: [{ name: 'broker', entity: 'brokers', key: 'broker_id' }],
   fields: [

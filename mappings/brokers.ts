@@ -9,6 +9,7 @@ export const brokers = defineEntity({
   naturalKey: ['broker_name'],
   defaultSort: 'broker_name',
   defaultAutocomplete: 'broker_name',
+  geo: { state: 'hq_state', dma: 'hq_dma' },
   leadSource: () => 'Form 5500 Schedule A',
   joins: [],
   fields: [

@@ -17,6 +17,7 @@ export const companies = defineEntity({
   naturalKey: ['ein'],
   defaultSort: 'company_name',
   defaultAutocomplete: 'company_name',
+  geo: { state: 'state', dma: 'dma' },
   leadSource: (d) => `Form 5500${d.filing_year ? ` (${d.filing_year})` : ''}`,
   joins: [
     { name: 'offices', entity: 'broker-offices', key: 'broker_office_ids' },

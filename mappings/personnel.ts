@@ -15,6 +15,7 @@ export const personnel = defineEntity({
   naturalKey: ['lead_type', 'email_address', 'full_name', 'company_id', 'broker_office_id'],
   defaultSort: 'last_name',
   defaultAutocomplete: 'full_name',
+  geo: { state: 'company_state', dma: 'company_dma' },
   leadSource: (d) => (d.lead_type === 'broker' ? 'Broker directory' : 'Form 5500 contacts'),
   joins: [
     { name: 'company', entity: 'companies', key: 'company_id' },

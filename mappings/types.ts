@@ -91,6 +91,8 @@ export interface EntityDef {
   readonly defaultSort: string;
   /** Default autocomplete column. */
   readonly defaultAutocomplete: string;
+  /** Fields the `states`/`dmas` filters match (for personnel: the company side). */
+  readonly geo: { readonly state: string; readonly dma: string };
   /** Cross-field rules checked at ingest: each returns [field, issue] when broken. */
   readonly rules?: readonly ((doc: Doc) => readonly [field: string, issue: string] | null)[];
   /** Where `lead_source.source` comes from. */

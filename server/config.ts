@@ -32,6 +32,8 @@ export interface Config {
   readonly dailyRowCap: number;
   /** Consecutive next-page requests of one filter combination before CRAWL_DETECTED. */
   readonly crawlThreshold: number;
+  /** Deepest row served with from/size (at most index.max_result_window); deeper pages walk with search_after. */
+  readonly pageWindow: number;
 }
 
 const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: positive('BINTEL_RATE_LIMIT_PER_MIN', 600),
     dailyRowCap: positive('BINTEL_DAILY_ROW_CAP', 100_000),
     crawlThreshold: positive('BINTEL_CRAWL_THRESHOLD', 30),
+    pageWindow: Math.min(10_000, positive('BINTEL_PAGE_WINDOW', 10_000)),
   });
 }
 

@@ -17,6 +17,8 @@ import { FORMATS, flattenRow, project, shapeRow, type Format } from '../read/pro
 import { chargeRows } from '../read/charge.ts';
 import { one, readQuery } from '../read/params.ts';
 import { keyTier } from '../services/tiers.ts';
+import { COMMON_LIST_PARAMS } from '../read/list-params.ts';
+import { listRows } from '../read/list.ts';
 import { scopeOf } from '../services/tags.ts';
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -39,6 +41,13 @@ async function getDoc(services: Services, ns: string, def: EntityDef, id: string
 export function readRoutes(services: Services): Router {
   const r = new Router();
   for (const def of ENTITIES) {
+    const listParams = [...COMMON_LIST_PARAMS, ...(def.name === 'personnel' ? ['lead_type'] : [])];
+    r.get(`/v1/${def.name}`, async (ctx: Context) => {
+      requireScope(ctx, `read:${def.name}`);
+      const q = readQuery(ctx, listParams);
+      const { data, meta } = await listRows(services, authOf(ctx), def, q);
+      ok(ctx, data, meta);
+    });
     const allowed = def.name === 'personnel' ? ['mode', 'fields', 'format', 'lead_type'] : ['mode', 'fields', 'format'];
     r.get(`/v1/${def.name}/:id`, async (ctx: Context) => {
       requireScope(ctx, `read:${def.name}`);

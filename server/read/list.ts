@@ -1,0 +1,122 @@
+/**
+ * A list call end to end: parse → tier checks → tag ids → query → page → shape → charge.
+ * Pages inside Elasticsearch's result window use from/size; deeper pages walk forward with
+ * search_after over sort values only, so any page is reachable and ordered by
+ * `<sort_by> <sort_dir>, id asc` with no duplicates or gaps.
+ */
+import { createHash } from 'node:crypto';
+import type { Services } from '../context.ts';
+import type { AuthState } from '../middleware/auth.ts';
+import type { Doc, EntityDef } from '../../mappings/types.ts';
+import { aliasName } from '../../ingest/indices.ts';
+import { rowPrice, toCredits } from '../pricing.ts';
+import { keyTier } from '../services/tiers.ts';
+import { normalizeTag, scopeOf } from '../services/tags.ts';
+import { chargeRows } from './charge.ts';
+import { parseListParams, type ListParams } from './list-params.ts';
+import { buildListQuery, type SearchBody } from './query.ts';
+import { flattenRow, shapeRow } from './projection.ts';
+
+/** Elasticsearch's index.max_result_window: the most one search may return. */
+const MAX_RESULT_WINDOW = 10_000;
+
+export interface ListResult {
+  data: unknown;
+  meta: Record<string, unknown>;
+}
+
+type Query = Record<string, string | string[]>;
+
+/** Fingerprint of a filter combination (everything but the page), for crawl detection. */
+function fingerprint(def: EntityDef, q: Query): string {
+  const parts = Object.keys(q)
+    .filter((k) => k !== 'page' && k !== 'cursor')
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(q[k])}`);
+  return createHash('sha1').update(`${def.name}?${parts.join('&')}`).digest('hex').slice(0, 20);
+}
+
+/** The sort values just before `offset`, walked with search_after over sort values only. */
+async function searchAfterFor(services: Services, index: string, body: SearchBody, offset: number): Promise<unknown[] | undefined> {
+  let after: unknown[] | undefined;
+  let remaining = offset;
+  while (remaining > 0) {
+    const size = Math.min(remaining, MAX_RESULT_WINDOW);
+    const res = await services.es.search({ index, query: body.query, sort: body.sort as never, size, _source: false, track_total_hits: false, ...(after ? { search_after: after as never } : {}) });
+    const hits = res.hits.hits;
+    if (!hits.length) return undefined;
+    after = hits[hits.length - 1].sort as unknown[];
+    remaining -= hits.length;
+    if (hits.length < size) return after;
+  }
+  return after;
+}
+
+export async function listRows(services: Services, auth: AuthState, def: EntityDef, q: Query): Promise<ListResult> {
+  const p: ListParams = parseListParams(def, auth.key, q);
+  const index = aliasName(auth.dataNamespace, def.name);
+  const taggedIds = p.tags.length ? await services.tags.entityIdsWithAllTags(scopeOf(auth.key), def.name, p.tags.map((t) => normalizeTag(t, 'tags'))) : null;
+  const body = buildListQuery(def, p, { taggedIds });
+  const tiers = { response_tier: p.projection.tier, key_tier: keyTier(auth.key, def) };
+
+  if (p.countOnly || p.dryRun) {
+    const { count } = await services.es.count({ index, query: body.query });
+    if (p.countOnly) return { data: { total_count: count }, meta: { total_count: count, ...tiers, credits_charged: 0 } };
+    const rows = Math.max(0, Math.min(p.pageSize, count - p.page * p.pageSize));
+    const price = rowPrice(def.name, p.projection.tier, p.signals);
+    const [base, signal] = auth.sandbox ? [0, 0] : [rows * price.base, rows * price.signals];
+    return {
+      data: [],
+      meta: { dry_run: true, estimated_rows: rows, estimated_total_matches: count, base_credits: toCredits(base), signal_credits: toCredits(signal), estimated_credits: toCredits(base + signal), ...tiers, credits_charged: 0, phase: 'internal-phase-1' },
+    };
+  }
+
+  await services.crawl.check(auth.key.id, fingerprint(def, q), p.page);
+  const offset = p.page * p.pageSize;
+  const want = p.pageSize + (p.includeCount ? 0 : 1);
+  const deep = offset + want > services.config.pageWindow;
+  const after = deep ? await searchAfterFor(services, index, body, offset) : undefined;
+  const res = deep && after === undefined && offset > 0
+    ? null
+    : await services.es.search<Doc>({
+        index,
+        query: body.query,
+        sort: body.sort as never,
+        size: want,
+        track_total_hits: p.includeCount,
+        _source: { includes: p.projection.fields.map((f) => f.name).concat(['filing_year', 'lead_type']) },
+        ...(deep ? (after ? { search_after: after as never } : {}) : { from: offset }),
+      });
+  const hits = res?.hits.hits ?? [];
+  const total = p.includeCount ? (typeof res?.hits.total === 'object' ? res.hits.total.value : (res?.hits.total ?? 0)) : undefined;
+  const pageHits = hits.slice(0, p.pageSize);
+  const now = new Date().toISOString();
+  const rows = pageHits.map((h) => {
+    const doc = h._source ?? {};
+    const row = shapeRow(doc, p.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra: def.name === 'personnel' ? { crm_status: [] } : undefined });
+    return p.format === 'flat' ? flattenRow(row) : row;
+  });
+  const charge = await chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals);
+  const hasMore = p.includeCount ? (total as number) > offset + rows.length : hits.length > p.pageSize;
+  return {
+    data: rows,
+    meta: {
+      ...(p.includeCount ? { total_count: total } : {}),
+      page: p.page,
+      page_size: p.pageSize,
+      returned: rows.length,
+      has_more: hasMore,
+      ...tiers,
+      credits_charged: charge.credits,
+      applied_filters: appliedFilters(q),
+    },
+  };
+}
+
+/** Echo of the filters applied (everything but paging, projection and format), signal_match when all. */
+function appliedFilters(q: Query): Record<string, unknown> {
+  const skip = new Set(['page', 'page_size', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run', 'cursor']);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(q)) if (!skip.has(k) && !(k === 'signal_match' && v !== 'all')) out[k] = v;
+  return out;
+}

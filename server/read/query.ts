@@ -1,0 +1,113 @@
+/**
+ * The list query builder: a pure function from (entity definition, parsed parameters, caller
+ * context) to an Elasticsearch search body. Small fragment builders (filters, search, sort)
+ * each return part of the body; filters go to bool.filter (cached, unscored) and only
+ * `search` scores.
+ */
+import { companion, isSearchable } from '../../mappings/es-mapping.ts';
+import { foldText, normalizeName, compactName } from '../../mappings/normalize.ts';
+import type { EntityDef, FieldDef } from '../../mappings/types.ts';
+import type { CfFilter, ListParams } from './list-params.ts';
+
+type Clause = Record<string, unknown>;
+
+export interface QueryContext {
+  /** Ids allowed by `tags=` (resolved from Redis by the caller); null when no tag filter. */
+  taggedIds: string[] | null;
+}
+
+export interface SearchBody {
+  query: Clause;
+  sort: Clause[];
+  track_total_hits: boolean;
+}
+
+/** The keyword a field is matched on: names keep their raw value in the `.raw` subfield. */
+const keywordOf = (f: FieldDef) => (f.type === 'name' ? `${f.name}.raw` : f.name);
+
+/** The field a column sorts on: names sort on their folded companion. */
+export const sortFieldOf = (f: FieldDef) => (f.type === 'name' ? companion.sort(f.name) : f.name);
+
+const escapeWildcard = (s: string) => s.replace(/[\\*?]/g, (c) => `\\${c}`);
+
+/** cf by kind: a dispatch table, not an if-chain. */
+const CF: Record<NonNullable<FieldDef['cf']>, (c: CfFilter) => Clause[]> = {
+  numeric: numericCf,
+  percent: numericCf,
+  exact: (c) => [{ terms: { [keywordOf(c.field)]: c.values } }],
+  string: (c) => [
+    {
+      bool: {
+        should: c.values.map((v) => ({ wildcard: { [keywordOf(c.field)]: { value: `*${escapeWildcard(String(v))}*`, case_insensitive: true } } })),
+        minimum_should_match: 1,
+      },
+    },
+  ],
+};
+
+function numericCf(c: CfFilter): Clause[] {
+  const out: Clause[] = [];
+  if (c.ranges.length) out.push({ range: { [c.field.name]: Object.fromEntries(c.ranges.map((r) => [r.op, r.value])) } });
+  if (c.values.length) out.push({ terms: { [c.field.name]: c.values } });
+  return out;
+}
+
+/** Geography: states or dmas; with both, geo_mode chooses. */
+function geoFilters(def: EntityDef, p: ListParams): Clause[] {
+  const useDma = p.dmas.length > 0 && (p.states.length === 0 || p.geoMode === 'dma');
+  if (useDma) return [{ terms: { [def.geo.dma]: p.dmas } }];
+  return p.states.length ? [{ terms: { [def.geo.state]: p.states } }] : [];
+}
+
+function signalFilters(p: ListParams): Clause[] {
+  if (!p.signals.length) return [];
+  if (p.signalMatch === 'all') return p.signals.map((s) => ({ term: { signals: s } }));
+  return [{ terms: { signals: p.signals } }];
+}
+
+/** Every filter clause of the common parameters. */
+export function commonFilters(def: EntityDef, p: ListParams, ctx: QueryContext): Clause[] {
+  const out: Clause[] = [...geoFilters(def, p), ...signalFilters(p)];
+  for (const c of p.cf) out.push(...CF[c.field.cf as NonNullable<FieldDef['cf']>](c));
+  for (const f of p.eb) out.push({ exists: { field: f.type === 'name' ? f.name : f.name } });
+  if (p.leadType) out.push({ term: { lead_type: p.leadType } });
+  if (ctx.taggedIds) out.push({ ids: { values: ctx.taggedIds } });
+  return out;
+}
+
+/**
+ * Typo-tolerant search over the entity's searchable names: an exact normalized match ranks
+ * first, then the compact form (missing spaces), then prefix and fuzzy word matches
+ * (fuzziness AUTO, prefix_length 1). Accents, punctuation and legal suffixes are folded
+ * by the same code as at ingest.
+ */
+export function searchClause(def: EntityDef, text: string): Clause {
+  const norm = normalizeName(text) || foldText(text);
+  const compact = compactName(text) || norm.replace(/ /g, '');
+  const should: Clause[] = [];
+  for (const f of def.fields.filter((x) => isSearchable(x) && x.search !== undefined)) {
+    const boost = f.search as number;
+    const n = companion.norm(f.name);
+    should.push(
+      { term: { [`${n}.kw`]: { value: norm, boost: 10 * boost } } },
+      { term: { [companion.compact(f.name)]: { value: compact, boost: 6 * boost } } },
+      { match_phrase_prefix: { [n]: { query: norm, boost: 3 * boost } } },
+      { match: { [n]: { query: norm, fuzziness: 'AUTO', prefix_length: 1, operator: 'and', boost: 2 * boost } } },
+      { fuzzy: { [companion.compact(f.name)]: { value: compact, fuzziness: compact.length > 7 ? 2 : 'AUTO', prefix_length: 1, boost } } },
+    );
+  }
+  return { bool: { should, minimum_should_match: 1 } };
+}
+
+export function sortClause(def: EntityDef, p: ListParams): Clause[] {
+  if (p.search && !p.sortExplicit) return [{ _score: 'desc' }, { id: 'asc' }];
+  const f = def.fields.find((x) => x.name === p.sortBy) as FieldDef;
+  return [{ [sortFieldOf(f)]: { order: p.sortDir, missing: '_last' } }, { id: 'asc' }];
+}
+
+/** The search body of a list call (paging is added by the caller). */
+export function buildListQuery(def: EntityDef, p: ListParams, ctx: QueryContext, extraFilters: Clause[] = []): SearchBody {
+  const filter = [...commonFilters(def, p, ctx), ...extraFilters];
+  const query: Clause = { bool: { filter, ...(p.search ? { must: [searchClause(def, p.search)] } : {}) } };
+  return { query, sort: sortClause(def, p), track_total_hits: p.includeCount };
+}

@@ -1,0 +1,161 @@
+/**
+ * List endpoints on generated data: every row honours every filter, order is
+ * `<sort_by> <dir>, id asc`, pages concatenate to one big page (also past the from/size
+ * window, where pages walk with search_after), counts agree, and the charge is rows × price.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from '../../ingest/generate/index.ts';
+import { ingestFile } from '../../ingest/run.ts';
+import { assertError, startHarness, type Harness } from './harness.ts';
+
+const t = suite('list');
+const org = `org-${randomUUID().slice(0, 8)}`;
+let h: Harness;
+let dir = '';
+let adv = '';
+let basic = '';
+let test = '';
+
+type Row = Record<string, any>;
+const get = (path: string, secret = adv) => h.call('GET', path, { secret });
+
+async function walk(path: string, pageSize: number, pages: number): Promise<Row[]> {
+  const out: Row[] = [];
+  for (let page = 0; page < pages; page++) {
+    const res = await get(`${path}&page=${page}&page_size=${pageSize}`);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    out.push(...res.body.data);
+    if (!res.body.meta.has_more) break;
+  }
+  return out;
+}
+
+t.before(async () => {
+  h = await startHarness({ BINTEL_PAGE_WINDOW: '60', BINTEL_CRAWL_THRESHOLD: '1000' });
+  dir = await mkdtemp(join(tmpdir(), 'bintel-list-'));
+  const gen = await generate({ out: dir, companies: 1500, personnel: 1500, brokerOffices: 150, brokers: 30, seed: 5 });
+  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) await ingestFile(h.config, r, gen.files[r], { progress: null });
+  adv = (await h.key({ org, field_tier: 'advanced' })).secret;
+  basic = (await h.key({ org, field_tier: 'basic' })).secret;
+  test = (await h.key({ org, key_type: 'test' })).secret;
+  await h.running.services.credits.grant(org, 100_000_000);
+});
+t.after(async () => {
+  await h.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+t('every row honours every filter; total_count = count_only = rows walked', async () => {
+  const filters = 'states=tx,ca,ny&cf[total_number_of_employees]=gte:11,lt:5000&eb[website]=true&fields=state,total_number_of_employees,website';
+  const big = await get(`/v1/companies?${filters}&page_size=500`);
+  assert.is(big.status, 200, JSON.stringify(big.body));
+  const rows: Row[] = big.body.data;
+  assert.ok(rows.length > 20, `${rows.length} rows`);
+  for (const r of rows) {
+    assert.ok(['TX', 'CA', 'NY'].includes(r.state), r.state);
+    assert.ok(r.total_number_of_employees >= 11 && r.total_number_of_employees < 5000);
+    assert.ok(r.website);
+  }
+  const count = await get(`/v1/companies?${filters}&count_only=true`);
+  assert.is(count.body.data.total_count, big.body.meta.total_count);
+  assert.is(count.body.meta.credits_charged, 0);
+  assert.is(rows.length, big.body.meta.total_count);
+});
+
+t('order is sort_by, sort_dir, then id; pages 0..k concatenate to one big page, across the from/size window', async () => {
+  for (const [sort, dir] of [['company_name', 'asc'], ['total_number_of_employees', 'desc'], ['company_name', 'desc']] as const) {
+    const base = `/v1/companies?states=CA,TX,NY,FL&sort_by=${sort}&sort_dir=${dir}&fields=company_name,total_number_of_employees`;
+    const big = (await get(`${base}&page_size=200`)).body.data as Row[];
+    const paged = await walk(base, 20, 10);
+    assert.equal(paged.map((r) => r.id), big.map((r) => r.id), `${sort} ${dir}`);
+    assert.is(new Set(paged.map((r) => r.id)).size, paged.length, 'no overlaps');
+    for (let i = 1; i < big.length; i++) {
+      const [a, b] = [big[i - 1], big[i]];
+      const key = (r: Row) => (sort === 'company_name' ? String(r.company_name).toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '') : r.total_number_of_employees);
+      const [ka, kb] = [key(a), key(b)];
+      if (ka === kb) assert.ok(a.id < b.id, 'id breaks ties');
+      else if (sort === 'total_number_of_employees') assert.ok(dir === 'desc' ? ka > kb : ka < kb);
+    }
+  }
+});
+
+t('include_count=false: no total_count, has_more from one extra row', async () => {
+  const res = await get('/v1/companies?states=TX&include_count=false&page_size=5');
+  assert.is(res.body.meta.total_count, undefined);
+  assert.is(res.body.meta.returned, 5);
+  assert.is(res.body.meta.has_more, true);
+  const all = await get('/v1/companies?states=TX&page_size=500&fields=state');
+  const last = Math.floor((all.body.data.length - 1) / 5);
+  const end = await get(`/v1/companies?states=TX&include_count=false&page_size=5&page=${last}`);
+  assert.is(end.body.meta.has_more, false);
+});
+
+t('credits: charged = rows × price at the response tier; balance after = before − charged; dry run costs 0', async () => {
+  const before = await h.running.services.credits.balance(org);
+  const a = await get('/v1/companies?states=TX&page_size=7');
+  const b = await get('/v1/companies?states=TX&page_size=7&mode=full');
+  const c = await get('/v1/personnel?lead_type=company&page_size=3&signals=broker_change,likely_to_switch&mode=full');
+  assert.is(a.body.meta.credits_charged, a.body.meta.returned * 0.25);
+  assert.is(b.body.meta.credits_charged, b.body.meta.returned * 1);
+  assert.is(c.body.meta.credits_charged, Number((c.body.meta.returned * (2 + 0.1 + 0.2)).toFixed(3)));
+  const dry = await get('/v1/companies?states=TX&page_size=7&dry_run=true&signals=broker_change');
+  assert.is(dry.body.meta.credits_charged, 0);
+  assert.is(dry.body.meta.estimated_credits, dry.body.meta.base_credits + dry.body.meta.signal_credits);
+  const charged = a.body.meta.credits_charged + b.body.meta.credits_charged + c.body.meta.credits_charged;
+  assert.is(await h.running.services.credits.balance(org), before - Math.round(charged * 1000));
+});
+
+t('personnel: lead_type required, and a company contact never appears under lead_type=broker', async () => {
+  assertError(await get('/v1/personnel'), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
+  for (const side of ['company', 'broker']) {
+    const res = await get(`/v1/personnel?lead_type=${side}&page_size=25`);
+    assert.ok(res.body.data.length > 0);
+    for (const r of res.body.data) assert.is(r.lead_type, side);
+  }
+  assertError(await get('/v1/personnel?lead_type=company&cf[email]=x@y.com'), 400, 'VALIDATION_ERROR', 'cf[email]');
+  assertError(await get('/v1/personnel?lead_type=company&cf[linkedin]=x'), 400, 'VALIDATION_ERROR', 'cf[linkedin]');
+});
+
+t('reverse lookup by exact email: one match, or an empty list (not 404)', async () => {
+  const some = await get('/v1/personnel?lead_type=company&eb[email_address]=true&page_size=1&fields=email_address');
+  const email = some.body.data[0].email_address;
+  const hit = await get(`/v1/personnel?lead_type=company&cf[email_address]=${encodeURIComponent(email)}`);
+  assert.ok(hit.body.data.length >= 1);
+  for (const r of hit.body.data) assert.is(r.email_address, email);
+  const miss = await get(`/v1/personnel?lead_type=company&cf[email_address]=${encodeURIComponent(email.toUpperCase())}`);
+  assert.is(miss.status, 200);
+  assert.equal(miss.body.data, []);
+});
+
+t('parameter errors name the field; tier errors are 403; limits hold', async () => {
+  const bad = await get('/v1/companies?sort_by=ein');
+  assertError(bad, 400, 'VALIDATION_ERROR', 'sort_by', 'invalid_value');
+  assert.ok(bad.body.error.details[0].expected.includes('company_name'));
+  assertError(await get('/v1/companies?sort_by=total_premiums', basic), 403, 'FORBIDDEN', 'sort_by');
+  assertError(await get('/v1/companies?cf[participants]=gte:5&states=TX', basic), 403, 'FORBIDDEN', 'cf.participants');
+  assertError(await get('/v1/companies?states=Texas'), 400, 'VALIDATION_ERROR', 'states', 'invalid_state');
+  assertError(await get('/v1/companies?page_size=501&states=TX'), 400, 'VALIDATION_ERROR', 'page_size');
+  assertError(await get('/v1/companies?page_size=26'), 400, 'FILTER_REQUIRED', 'page_size');
+  assertError(await get('/v1/companies?page_size=101&states=TX', test), 400, 'VALIDATION_ERROR', 'page_size');
+  assertError(await get('/v1/companies?cf[company_name]='), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'missing_value');
+  assertError(await get('/v1/companies?eb[website]=false'), 400, 'VALIDATION_ERROR', 'eb[website]');
+  assertError(await get('/v1/companies?cf[nope]=1'), 400, 'VALIDATION_ERROR', 'cf[nope]');
+  assertError(await get('/v1/companies?colour=red'), 400, 'VALIDATION_ERROR', 'colour', 'unknown_field');
+  assertError(await get('/v1/companies?signals=not_a_signal'), 400, 'VALIDATION_ERROR', 'signals');
+});
+
+t('format=flat: the same columns in a stable order, every value a string', async () => {
+  const res = await get('/v1/companies?states=TX&page_size=5&format=flat&fields=company_name,benefit_types,total_number_of_employees');
+  const cols = Object.keys(res.body.data[0]);
+  for (const r of res.body.data) {
+    assert.equal(Object.keys(r), cols);
+    for (const v of Object.values(r)) assert.type(v, 'string');
+  }
+});
+
+t.run();
