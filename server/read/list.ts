@@ -15,6 +15,7 @@ import { normalizeTag, scopeOf } from '../services/tags.ts';
 import { chargeRows } from './charge.ts';
 import { parseListParams, type ListParams } from './list-params.ts';
 import { buildListQuery, type SearchBody } from './query.ts';
+import { resourceFilters } from './filters.ts';
 import { flattenRow, shapeRow } from './projection.ts';
 
 /** Elasticsearch's index.max_result_window: the most one search may return. */
@@ -53,10 +54,11 @@ async function searchAfterFor(services: Services, index: string, body: SearchBod
 }
 
 export async function listRows(services: Services, auth: AuthState, def: EntityDef, q: Query): Promise<ListResult> {
-  const p: ListParams = parseListParams(def, auth.key, q);
+  const own = resourceFilters(def, auth.key, q);
+  const p: ListParams = parseListParams(def, auth.key, q, own.present);
   const index = aliasName(auth.dataNamespace, def.name);
   const taggedIds = p.tags.length ? await services.tags.entityIdsWithAllTags(scopeOf(auth.key), def.name, p.tags.map((t) => normalizeTag(t, 'tags'))) : null;
-  const body = buildListQuery(def, p, { taggedIds });
+  const body = buildListQuery(def, p, { taggedIds }, own.clauses);
   const tiers = { response_tier: p.projection.tier, key_tier: keyTier(auth.key, def) };
 
   if (p.countOnly || p.dryRun) {

@@ -19,6 +19,7 @@ import { one, readQuery } from '../read/params.ts';
 import { keyTier } from '../services/tiers.ts';
 import { COMMON_LIST_PARAMS } from '../read/list-params.ts';
 import { listRows } from '../read/list.ts';
+import { filterParams, repeatableParams } from '../read/filters.ts';
 import { scopeOf } from '../services/tags.ts';
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -41,10 +42,11 @@ async function getDoc(services: Services, ns: string, def: EntityDef, id: string
 export function readRoutes(services: Services): Router {
   const r = new Router();
   for (const def of ENTITIES) {
-    const listParams = [...COMMON_LIST_PARAMS, ...(def.name === 'personnel' ? ['lead_type'] : [])];
+    const listParams = [...COMMON_LIST_PARAMS, ...filterParams(def), ...(def.name === 'personnel' ? ['lead_type'] : [])];
+    const repeatable = repeatableParams(def);
     r.get(`/v1/${def.name}`, async (ctx: Context) => {
       requireScope(ctx, `read:${def.name}`);
-      const q = readQuery(ctx, listParams);
+      const q = readQuery(ctx, listParams, repeatable);
       const { data, meta } = await listRows(services, authOf(ctx), def, q);
       ok(ctx, data, meta);
     });

@@ -149,6 +149,41 @@ t('parameter errors name the field; tier errors are 403; limits hold', async () 
   assertError(await get('/v1/companies?signals=not_a_signal'), 400, 'VALIDATION_ERROR', 'signals');
 });
 
+t('resource filters: every row honours them; industries expand across the NAICS subsector while cf[company_industry] stays strict', async () => {
+  const rows = async (path: string) => {
+    const res = await get(path);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    return res.body.data as Row[];
+  };
+  for (const r of await rows('/v1/companies?employee_bands=11-50,51-200&funding_status=Fully%20Insured&page_size=200&fields=employee_band,funding_status')) {
+    assert.ok(['11-50', '51-200'].includes(r.employee_band));
+    assert.is(r.funding_status, 'Fully Insured');
+  }
+  for (const r of await rows('/v1/companies?short_form=true&renewal_month=January&page_size=200&fields=form_type,renewal_month')) {
+    assert.is(r.form_type, '5500-SF');
+    assert.is(r.renewal_month, 'January');
+  }
+  const label = 'Offices of Physicians';
+  const expanded = await rows(`/v1/companies?industries=${encodeURIComponent(label)}&page_size=500&fields=company_industry`);
+  const strict = await rows(`/v1/companies?cf[company_industry]=${encodeURIComponent(label)}&page_size=500&fields=company_industry`);
+  const { industryPath } = await import('../../mappings/industries.ts');
+  for (const r of expanded) assert.is(industryPath(r.company_industry)[1], 'Ambulatory Health Care Services');
+  for (const r of strict) assert.ok(r.company_industry.includes(label));
+  assert.ok(expanded.length > strict.length, `expanded ${expanded.length} > strict ${strict.length}`);
+  for (const r of await rows('/v1/personnel?lead_type=company&seniority=C-suite,VP-Director&has_email=false&page_size=200&fields=seniority,email_address')) {
+    assert.ok(['C-suite', 'VP-Director'].includes(r.seniority));
+    assert.is(r.email_address, null);
+  }
+  const brokers = await rows('/v1/brokers?page_size=2&fields=broker_name');
+  const offices = await rows(`/v1/broker-offices?broker_ids=${brokers.map((b) => b.id).join(',')}&page_size=500&fields=broker_id`);
+  assert.ok(offices.length >= 2);
+  for (const o of offices) assert.ok(brokers.some((b) => b.id === o.broker_id));
+  assertError(await get('/v1/companies?industries=Nope'), 400, 'VALIDATION_ERROR', 'industries', 'invalid_value');
+  assertError(await get('/v1/companies?funding_status=self'), 400, 'VALIDATION_ERROR', 'funding_status', 'invalid_value');
+  assertError(await get('/v1/personnel?lead_type=company&job_function=HRX'), 400, 'VALIDATION_ERROR', 'job_function', 'invalid_value');
+  assertError(await get('/v1/personnel?lead_type=company&has_phone=true', basic), 403, 'FORBIDDEN');
+});
+
 t('format=flat: the same columns in a stable order, every value a string', async () => {
   const res = await get('/v1/companies?states=TX&page_size=5&format=flat&fields=company_name,benefit_types,total_number_of_employees');
   const cols = Object.keys(res.body.data[0]);
