@@ -120,7 +120,11 @@ function addCompanions(doc: Doc, f: FieldDef): void {
   if (!isSearchable(f)) return;
   const norm = normalizeFolded(folded);
   doc[companion.norm(f.name)] = norm;
-  doc[companion.compact(f.name)] = norm.replace(/ /g, '');
+  // Two compact forms: of the normalized name and of the whole folded name, so a missing
+  // space next to "The" or a legal suffix ("TheHall Company") still meets one of them.
+  const compactNorm = norm.replace(/ /g, '');
+  const compactFull = folded.replace(/ /g, '');
+  doc[companion.compact(f.name)] = compactNorm === compactFull ? compactNorm : [compactNorm, compactFull];
 }
 
 /**

@@ -35,6 +35,40 @@ export function normalizeFolded(folded: string): string {
   return words.join(' ');
 }
 
+/** Damerau-free edit distance, capped (small words only). */
+function editDistance(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** A misspelt legal suffix ("comany", "incorprated", "lcc"): one edit for short ones, two for long. */
+function nearSuffix(word: string): boolean {
+  if (LEGAL_SUFFIXES.has(word)) return true;
+  if (word.length < 3) return false;
+  for (const s of LEGAL_SUFFIXES) {
+    if (s.length < 3 || s.includes(' ')) continue;
+    if (editDistance(word, s, 2) <= (s.length >= 7 ? 2 : 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * normalizeName for what a user typed: a trailing word that is a legal suffix with a typo is
+ * dropped too (at query time only: at ingest a real word like "cop" must stay).
+ */
+export function normalizeQueryName(s: string): string {
+  const words = foldText(s).split(' ').filter(Boolean);
+  while (words.length > 1 && nearSuffix(words[words.length - 1])) words.pop();
+  if (words.length > 1 && words[0] === 'the') words.shift();
+  return words.join(' ');
+}
+
 /** The normalized name without spaces, so "acmehealth" finds "Acme Health". */
 export function compactName(s: string): string {
   return normalizeName(s).replace(/ /g, '');

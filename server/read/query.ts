@@ -5,7 +5,7 @@
  * `search` scores.
  */
 import { companion, isSearchable } from '../../mappings/es-mapping.ts';
-import { foldText, normalizeName, compactName } from '../../mappings/normalize.ts';
+import { foldText, normalizeQueryName } from '../../mappings/normalize.ts';
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
 import type { CfFilter, ListParams } from './list-params.ts';
 
@@ -82,18 +82,21 @@ export function commonFilters(def: EntityDef, p: ListParams, ctx: QueryContext):
  * by the same code as at ingest.
  */
 export function searchClause(def: EntityDef, text: string): Clause {
-  const norm = normalizeName(text) || foldText(text);
-  const compact = compactName(text) || norm.replace(/ /g, '');
+  const folded = foldText(text);
+  const norm = normalizeQueryName(text) || folded;
+  const compacts = [...new Set([norm.replace(/ /g, ''), folded.replace(/ /g, '')])].filter(Boolean);
   const should: Clause[] = [];
   for (const f of def.fields.filter((x) => isSearchable(x) && x.search !== undefined)) {
     const boost = f.search as number;
     const n = companion.norm(f.name);
     should.push(
       { term: { [`${n}.kw`]: { value: norm, boost: 10 * boost } } },
-      { term: { [companion.compact(f.name)]: { value: compact, boost: 6 * boost } } },
+      ...compacts.map((c) => ({ term: { [companion.compact(f.name)]: { value: c, boost: 6 * boost } } })),
       { match_phrase_prefix: { [n]: { query: norm, boost: 3 * boost } } },
-      { match: { [n]: { query: norm, fuzziness: 'AUTO', prefix_length: 1, operator: 'and', boost: 2 * boost } } },
-      { fuzzy: { [companion.compact(f.name)]: { value: compact, fuzziness: compact.length > 7 ? 2 : 'AUTO', prefix_length: 1, boost } } },
+      // Every word within its edit distance (typos), but a long name may miss one word
+      // (a misspelt legal suffix, a dropped word): "3<-1" = with more than 3 words, all but one.
+      { match: { [n]: { query: norm, fuzziness: 'AUTO', prefix_length: 1, minimum_should_match: '2<-1 4<-2', boost: 2 * boost } } },
+      ...compacts.map((c) => ({ fuzzy: { [companion.compact(f.name)]: { value: c, fuzziness: c.length > 7 ? 2 : 'AUTO', prefix_length: 1, boost } } })),
     );
   }
   return { bool: { should, minimum_should_match: 1 } };

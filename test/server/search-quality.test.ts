@@ -1,0 +1,108 @@
+/**
+ * Typo tolerance of `search`, measured on sampled names with injected typos (deletion,
+ * transposition, neighbouring-key substitution, missing space, two typos, accents dropped,
+ * legal suffix changed). Reports top-1 and top-5 hit rates and holds them to the goals.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from '../../ingest/generate/index.ts';
+import { ingestFile } from '../../ingest/run.ts';
+import { aliasName } from '../../ingest/indices.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+const t = suite('search-quality');
+let h: Harness;
+let dir = '';
+let secret = '';
+
+const NEIGHBOURS: Record<string, string> = {
+  a: 'qs', b: 'vn', c: 'xv', d: 'sf', e: 'wr', f: 'dg', g: 'fh', h: 'gj', i: 'uo', j: 'hk', k: 'jl', l: 'k', m: 'n', n: 'bm',
+  o: 'ip', p: 'o', q: 'w', r: 'et', s: 'ad', t: 'ry', u: 'yi', v: 'cb', w: 'qe', x: 'zc', y: 'tu', z: 'x',
+};
+
+/** A deterministic PRNG so the sample and its typos are the same every run. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+
+type Typo = (s: string, r: () => number) => string;
+/** Positions inside words longer than 3 letters, away from the first letter. */
+function pos(s: string, r: () => number): number {
+  const idx = [...s].map((c, i) => (/[a-z]/i.test(c) && i > 0 && /[a-z]/i.test(s[i - 1]) ? i : -1)).filter((i) => i > 0);
+  return idx[Math.floor(r() * idx.length)] ?? 1;
+}
+const TYPOS: Record<string, Typo> = {
+  deletion: (s, r) => {
+    const i = pos(s, r);
+    return s.slice(0, i) + s.slice(i + 1);
+  },
+  transposition: (s, r) => {
+    const i = Math.min(pos(s, r), s.length - 2);
+    return s.slice(0, i) + s[i + 1] + s[i] + s.slice(i + 2);
+  },
+  substitution: (s, r) => {
+    const i = pos(s, r);
+    const n = NEIGHBOURS[s[i].toLowerCase()] ?? 'e';
+    return s.slice(0, i) + n[Math.floor(r() * n.length)] + s.slice(i + 1);
+  },
+  missing_space: (s) => s.replace(' ', ''),
+  two_typos: (s, r) => TYPOS.substitution(TYPOS.deletion(s, r), r),
+  no_accents_no_suffix: (s) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/,?\s+(Inc\.?|LLC|Corp\.?|Corporation|Co\.?|LP|LLP|Ltd\.?)$/i, ''),
+};
+
+t.before(async () => {
+  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '100000' });
+  dir = await mkdtemp(join(tmpdir(), 'bintel-search-'));
+  const gen = await generate({ out: dir, companies: 20000, personnel: 0, brokerOffices: 400, brokers: 60, seed: 21 });
+  for (const r of ['brokers', 'broker-offices', 'companies'] as const) await ingestFile(h.config, r, gen.files[r], { progress: null });
+  const org = `org-${randomUUID().slice(0, 8)}`;
+  secret = (await h.key({ org })).secret;
+  await h.running.services.credits.grant(org, 100_000_000);
+});
+t.after(async () => {
+  await h.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+t('typo tolerance on company names: top-1 >= 90%, top-5 >= 98% overall', async () => {
+  const r = rng(1234);
+  const res = await h.running.services.es.search<{ company_name: string }>({ index: aliasName(h.config.namespace, 'companies'), size: 10000, _source: ['company_name'] });
+  const all = res.hits.hits.map((x) => ({ id: x._id as string, name: x._source!.company_name }));
+  // Names that are unique after normalization, with a word long enough to misspell.
+  const counts = new Map<string, number>();
+  for (const c of all) counts.set(c.name.toLowerCase(), (counts.get(c.name.toLowerCase()) ?? 0) + 1);
+  const pool = all.filter((c) => counts.get(c.name.toLowerCase()) === 1 && /[A-Za-z]{5,}/.test(c.name) && c.name.includes(' '));
+  const sample = Array.from({ length: 100 }, () => pool[Math.floor(r() * pool.length)]);
+  const report: Record<string, { top1: number; top5: number; n: number }> = {};
+  let top1 = 0;
+  let top5 = 0;
+  let n = 0;
+  for (const [kind, typo] of Object.entries(TYPOS)) {
+    const stats = (report[kind] = { top1: 0, top5: 0, n: 0 });
+    for (const c of sample) {
+      const query = typo(c.name, r);
+      const hits = await h.call('GET', `/v1/companies?search=${encodeURIComponent(query)}&page_size=5&fields=company_name&include_count=false`, { secret });
+      assert.is(hits.status, 200, JSON.stringify(hits.body));
+      const ids = hits.body.data.map((x: { id: string }) => x.id);
+      stats.n++;
+      if (ids[0] === c.id) stats.top1++;
+      if (ids.includes(c.id)) stats.top5++;
+      else if (process.env.SEARCH_DEBUG) console.log('    miss', kind, JSON.stringify(c.name), '->', JSON.stringify(query), hits.body.data.map((x: { company_name: string }) => x.company_name).join(' | '));
+    }
+    top1 += stats.top1;
+    top5 += stats.top5;
+    n += stats.n;
+  }
+  const pct = (x: number, d: number) => `${((100 * x) / d).toFixed(1)}%`;
+  console.log(`\n  typo tolerance (${n} queries): top-1 ${pct(top1, n)}, top-5 ${pct(top5, n)}`);
+  for (const [k, s] of Object.entries(report)) console.log(`    ${k.padEnd(22)} top-1 ${pct(s.top1, s.n).padStart(6)}  top-5 ${pct(s.top5, s.n).padStart(6)}`);
+  assert.ok(top1 / n >= 0.9, `top-1 ${pct(top1, n)}`);
+  assert.ok(top5 / n >= 0.98, `top-5 ${pct(top5, n)}`);
+});
+
+t.run();
