@@ -11,11 +11,13 @@ import { accountRoutes, healthRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { tagRoutes } from './routes/tags.ts';
 import { readRoutes } from './routes/read.ts';
+import { lookupRoutes } from './routes/lookup.ts';
 import type Router from '@koa/router';
 
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
-const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, readRoutes];
+// lookup and batch before the read routes: /v1/companies/lookup is not a company id.
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, lookupRoutes, readRoutes];
 
 export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */

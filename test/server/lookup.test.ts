@@ -1,0 +1,87 @@
+/**
+ * Lookups and batches on the fixtures: exact single results, 404 on a miss, 400 with
+ * suggestions for an ambiguous broker name, batch limits, prices per returned row.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ingestFile } from '../../ingest/run.ts';
+import { assertError, startHarness, type Harness } from './harness.ts';
+
+const t = suite('lookup');
+const fixtures = new URL('../fixtures/', import.meta.url).pathname;
+const org = `org-${randomUUID().slice(0, 8)}`;
+let h: Harness;
+let dir = '';
+let secret = '';
+const get = (path: string) => h.call('GET', path, { secret });
+const post = (path: string, body: unknown) => h.call('POST', path, { secret, body });
+
+t.before(async () => {
+  h = await startHarness();
+  dir = await mkdtemp(join(tmpdir(), 'bintel-lookup-'));
+  // Two brokers share a name, for the ambiguous case.
+  await writeFile(join(dir, 'brokers.csv'), `${(await import('node:fs')).readFileSync(join(fixtures, 'brokers.csv'), 'utf8')}b3,Smith Benefits Group Inc.,,local broker,5,0,1000,\n`);
+  for (const r of ['broker-offices', 'companies', 'personnel']) await copyFile(join(fixtures, `${r}.csv`), join(dir, `${r}.csv`));
+  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel']) await ingestFile(h.config, r, join(dir, `${r}.csv`), { progress: null });
+  secret = (await h.key({ org })).secret;
+  await h.running.services.credits.grant(org, 1_000_000);
+});
+t.after(async () => {
+  await h.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+t('company lookup by domain (normalized), EIN (with or without dash) and name (suffix and case folded)', async () => {
+  for (const qs of ['domain=https://WWW.acmehealth.com/about', 'ein=12-3456789', 'ein=123456789', 'name=ACME%20HEALTHCARE', 'name=Acme%20Healthcare%2C%20LLC']) {
+    const res = await get(`/v1/companies/lookup?${qs}`);
+    assert.is(res.status, 200, `${qs}: ${JSON.stringify(res.body)}`);
+    assert.is(res.body.data.id, 'c1', qs);
+    assert.is(res.body.meta.credits_charged, 0.25);
+  }
+  assertError(await get('/v1/companies/lookup?domain=nobody.example'), 404, 'NOT_FOUND', 'domain');
+  assertError(await get('/v1/companies/lookup'), 400, 'VALIDATION_ERROR', 'domain', 'missing_required');
+  assertError(await get('/v1/companies/lookup?domain=acmehealth.com&ein=123456789'), 400, 'VALIDATION_ERROR');
+  const dry = await get('/v1/companies/lookup?ein=123456789&dry_run=true&mode=full');
+  assert.equal([dry.body.meta.dry_run, dry.body.meta.estimated_credits, dry.body.meta.credits_charged], [true, 1, 0]);
+});
+
+t('broker lookup: one match, 400 AMBIGUOUS_LOOKUP with suggestions, 404 with near names', async () => {
+  const one = await get('/v1/brokers/lookup?name=marsh%20%26%20mclennan%20agency');
+  assert.is(one.status, 200);
+  assert.is(one.body.data.id, 'b1');
+  const amb = await get('/v1/brokers/lookup?name=Smith%20Benefits%20Group');
+  assertError(amb, 400, 'AMBIGUOUS_LOOKUP', 'name', 'ambiguous');
+  assert.equal(amb.body.error.details[0].suggestions.map((s: { id: string }) => s.id).sort(), ['b2', 'b3']);
+  const miss = await get('/v1/brokers/lookup?name=Marsh%20McLenan');
+  assertError(miss, 404, 'NOT_FOUND', 'name');
+  assert.ok(miss.body.error.details[0].suggestions.some((s: { id: string }) => s.id === 'b1'));
+  assertError(await get('/v1/brokers/lookup'), 400, 'VALIDATION_ERROR', 'name', 'missing_required');
+});
+
+t('company batch: found rows in request order, not_found listed, charged per returned row; limits', async () => {
+  const res = await post('/v1/companies/batch', { ids: ['c2', 'nope', 'c1', 'c2'] });
+  assert.is(res.status, 200);
+  assert.equal(res.body.data.map((r: { id: string }) => r.id), ['c2', 'c1']);
+  assert.equal(res.body.meta.not_found, ['nope']);
+  assert.is(res.body.meta.credits_charged, 0.5);
+  assertError(await post('/v1/companies/batch', { ids: Array.from({ length: 101 }, (_, i) => `x${i}`) }), 400, 'VALIDATION_ERROR', 'ids', 'too_many_items');
+  assertError(await post('/v1/companies/batch', { ids: ['c1'], extra: 1 }), 400, 'VALIDATION_ERROR', 'extra', 'unknown_field');
+});
+
+t('personnel batch: contacts per EIN (page_size per input), lead_type required and respected', async () => {
+  const res = await post('/v1/personnel/batch', { company_eins: ['12-3456789', '987654321', '111111111'], lead_type: 'company', page_size: 5 });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.data.map((g: { company_ein: string; contacts: unknown[] }) => [g.company_ein, g.contacts.length]), [['123456789', 1], ['987654321', 1], ['111111111', 0]]);
+  assert.is(res.body.meta.credits_charged, 1);
+  const broker = await post('/v1/personnel/batch', { ids: ['p1', 'p2'], lead_type: 'broker' });
+  assert.equal(broker.body.data.map((r: { id: string }) => r.id), ['p2']);
+  assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
+  assertError(await post('/v1/personnel/batch', { lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins');
+  assertError(await post('/v1/personnel/batch', { company_eins: Array.from({ length: 51 }, () => '123456789'), lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins', 'too_many_items');
+});
+
+t.run();
