@@ -16,6 +16,8 @@ import { chargeRows } from './charge.ts';
 import { parseListParams, type ListParams } from './list-params.ts';
 import { buildListQuery, type SearchBody } from './query.ts';
 import { resourceFilters } from './filters.ts';
+import { decodeCursor, encodeCursor, staleCursor, type Cursor } from './cursor.ts';
+import { invalid } from '../errors.ts';
 import { flattenRow, shapeRow } from './projection.ts';
 
 /** Elasticsearch's index.max_result_window: the most one search may return. */
@@ -73,22 +75,34 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
     };
   }
 
-  await services.crawl.check(auth.key.id, fingerprint(def, q), p.page);
-  const offset = p.page * p.pageSize;
+  const fp = fingerprint(def, q);
+  const given = typeof q.cursor === 'string' ? decodeCursor(q.cursor, fp) : null;
+  if (given && q.page !== undefined && Number(q.page) !== given.p) throw invalid({ field: 'page', issue: 'conflicts_with_cursor', expected: given.p });
+  const page = given ? given.p : p.page;
+  await services.crawl.check(auth.key.id, fp, page);
+  const offset = page * p.pageSize;
   const want = p.pageSize + (p.includeCount ? 0 : 1);
   const deep = offset + want > services.config.pageWindow;
-  const after = deep ? await searchAfterFor(services, index, body, offset) : undefined;
-  const res = deep && after === undefined && offset > 0
-    ? null
-    : await services.es.search<Doc>({
-        index,
-        query: body.query,
-        sort: body.sort as never,
-        size: want,
-        track_total_hits: p.includeCount,
-        _source: { includes: p.projection.fields.map((f) => f.name).concat(['filing_year', 'lead_type']) },
-        ...(deep ? (after ? { search_after: after as never } : {}) : { from: offset }),
-      });
+  // Where the page starts: the caller's cursor, the remembered end of the previous page, or a walk.
+  const remembered = !given && deep && page > 0 ? await rememberedEnd(services, fp, page - 1) : null;
+  const start = given ?? remembered;
+  const search = (after?: unknown[]) =>
+    services.es.search<Doc>({
+      index,
+      query: body.query,
+      sort: body.sort as never,
+      size: want,
+      track_total_hits: p.includeCount,
+      _source: { includes: p.projection.fields.map((f) => f.name).concat(['filing_year', 'lead_type']) },
+      ...(deep || start ? (after ? { search_after: after as never } : {}) : { from: offset }),
+    });
+  let res = start ? await search(start.a) : null;
+  const moved = res && res.hits.hits.length > 0 && res.hits.hits[0]._index !== start?.g;
+  if (moved && given) throw staleCursor();
+  if (!res || moved) {
+    const after = deep ? await searchAfterFor(services, index, body, offset) : undefined;
+    res = deep && after === undefined && offset > 0 ? null : await search(after);
+  }
   const hits = res?.hits.hits ?? [];
   const total = p.includeCount ? (typeof res?.hits.total === 'object' ? res.hits.total.value : (res?.hits.total ?? 0)) : undefined;
   const pageHits = hits.slice(0, p.pageSize);
@@ -100,19 +114,33 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   });
   const charge = await chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals);
   const hasMore = p.includeCount ? (total as number) > offset + rows.length : hits.length > p.pageSize;
+  const last = pageHits[pageHits.length - 1];
+  const end = last ? { f: fp, p: page + 1, a: last.sort as unknown[], g: last._index } : null;
+  if (end) remember(services, fp, page, end);
   return {
     data: rows,
     meta: {
       ...(p.includeCount ? { total_count: total } : {}),
-      page: p.page,
+      page,
       page_size: p.pageSize,
       returned: rows.length,
       has_more: hasMore,
+      ...(hasMore && end ? { next_cursor: encodeCursor(end) } : {}),
       ...tiers,
       credits_charged: charge.credits,
       applied_filters: appliedFilters(q),
     },
   };
+}
+
+/** Remembered end of a served page (15 minutes): page N+1 then starts with one search_after query. */
+async function rememberedEnd(services: Services, fp: string, page: number): Promise<Cursor | null> {
+  const json = await services.redis.get(services.rk.cursor(fp, page));
+  return json ? (JSON.parse(json) as Cursor) : null;
+}
+
+function remember(services: Services, fp: string, page: number, end: Cursor): void {
+  services.redis.set(services.rk.cursor(fp, page), JSON.stringify(end), 'EX', 900).catch((err: Error) => services.log.warn({ err: err.message }, 'could not remember a page cursor'));
 }
 
 /** Echo of the filters applied (everything but paging, projection and format), signal_match when all. */

@@ -84,6 +84,29 @@ t('order is sort_by, sort_dir, then id; pages 0..k concatenate to one big page, 
   }
 });
 
+t('next_cursor walks the same rows as pages (past the window too); bad, foreign and stale cursors are 400', async () => {
+  const base = '/v1/companies?states=CA,TX,NY,FL&sort_by=company_name&fields=company_name&page_size=20';
+  const big = (await get(base.replace('page_size=20', 'page_size=200'))).body.data as Row[];
+  const walked: Row[] = [];
+  let res = await get(base);
+  let cursor: string | undefined;
+  for (let i = 0; i < 10; i++) {
+    walked.push(...res.body.data);
+    cursor = res.body.meta.next_cursor;
+    if (!cursor) break;
+    res = await get(`${base}&cursor=${cursor}`);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    assert.is(res.body.meta.page, i + 1);
+  }
+  assert.equal(walked.map((r) => r.id), big.map((r) => r.id).slice(0, walked.length));
+  assert.ok(walked.length >= 200);
+  assertError(await get(`${base}&cursor=garbage`), 400, 'VALIDATION_ERROR', 'cursor', 'invalid_cursor');
+  assertError(await get(`/v1/companies?states=CA&sort_by=company_name&fields=company_name&page_size=20&cursor=${cursor}`), 400, 'VALIDATION_ERROR', 'cursor', 'cursor_filter_mismatch');
+  const { reindexResource } = await import('../../ingest/run.ts');
+  await reindexResource(h.config, 'companies', { progress: null });
+  assertError(await get(`${base}&cursor=${cursor}`), 400, 'VALIDATION_ERROR', 'cursor', 'stale_cursor');
+});
+
 t('include_count=false: no total_count, has_more from one extra row', async () => {
   const res = await get('/v1/companies?states=TX&include_count=false&page_size=5');
   assert.is(res.body.meta.total_count, undefined);
