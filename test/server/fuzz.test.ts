@@ -6,17 +6,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ingestFile } from '../../ingest/run.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { loadFixtures, startHarness, type Harness } from './harness.ts';
 
 const t = suite('fuzz');
-const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 const org = `org-${randomUUID().slice(0, 8)}`;
 let h: Harness;
-let dir = '';
+let cleanup: () => Promise<void> = async () => {};
 let secret = '';
 
 const NAMES = [
@@ -37,17 +32,13 @@ const PATHS = ['/v1/companies', '/v1/personnel', '/v1/brokers', '/v1/broker-offi
 
 t.before(async () => {
   h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '100000', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
-  dir = await mkdtemp(join(tmpdir(), 'bintel-fuzz-'));
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel']) {
-    await copyFile(join(fixtures, `${r}.csv`), join(dir, `${r}.csv`));
-    await ingestFile(h.config, r, join(dir, `${r}.csv`), { progress: null });
-  }
+  cleanup = await loadFixtures(h);
   secret = (await h.key({ org })).secret;
   await h.running.services.credits.grant(org, 1_000_000_000);
 });
 t.after(async () => {
   await h.close();
-  await rm(dir, { recursive: true, force: true });
+  await cleanup();
 });
 
 t('no query string makes a 500; errors are enveloped and charge nothing', async () => {

@@ -59,3 +59,22 @@ export function assertError(res: Res, status: number, code: string, field?: stri
     throw new Error(`details should name ${field}${issue ? `/${issue}` : ''}: ${JSON.stringify(e.details)}`);
   }
 }
+
+/**
+ * Loads test/fixtures (brokers, broker offices, companies, personnel) into the harness's
+ * namespace, in load order, from a temp copy (ingest writes its error report beside the file).
+ * Returns a function that removes the copy.
+ */
+export async function loadFixtures(h: Harness, opts: { sandbox?: boolean } = {}): Promise<() => Promise<void>> {
+  const { mkdtemp, copyFile, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { ingestFile } = await import('../../ingest/run.ts');
+  const fixtures = new URL('../fixtures/', import.meta.url).pathname;
+  const dir = await mkdtemp(join(tmpdir(), 'bintel-fixtures-'));
+  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel']) {
+    await copyFile(join(fixtures, `${r}.csv`), join(dir, `${r}.csv`));
+    await ingestFile(h.config, r, join(dir, `${r}.csv`), { progress: null, sandbox: opts.sandbox });
+  }
+  return () => rm(dir, { recursive: true, force: true });
+}

@@ -6,20 +6,20 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingestFile } from '../../ingest/run.ts';
 import { generate } from '../../ingest/generate/index.ts';
 import { aliasName } from '../../ingest/indices.ts';
 import { sandboxNamespace } from '../../server/config.ts';
-import { assertError, startHarness, type Harness } from './harness.ts';
+import { assertError, loadFixtures, startHarness, type Harness } from './harness.ts';
 
 const t = suite('read-detail');
-const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 const org = `org-${randomUUID().slice(0, 8)}`;
 let h: Harness;
 let dir = '';
+let cleanupFixtures: () => Promise<void> = async () => {};
 let live = '';
 let basic = '';
 let test = '';
@@ -29,11 +29,8 @@ const balance = () => h.running.services.credits.balance(org);
 
 t.before(async () => {
   h = await startHarness();
+  cleanupFixtures = await loadFixtures(h);
   dir = await mkdtemp(join(tmpdir(), 'bintel-read-'));
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel']) {
-    await copyFile(join(fixtures, `${r}.csv`), join(dir, `${r}.csv`));
-    await ingestFile(h.config, r, join(dir, `${r}.csv`), { progress: null });
-  }
   const sandbox = await generate({ out: join(dir, 'sandbox'), companies: 50, personnel: 50, brokerOffices: 20, brokers: 5, seed: 3 });
   for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) await ingestFile(h.config, r, sandbox.files[r], { progress: null, sandbox: true });
   const res = await h.running.services.es.search<{ id: string }>({ index: aliasName(sandboxNamespace(h.config.namespace), 'companies'), size: 1 });
@@ -46,6 +43,7 @@ t.before(async () => {
 t.after(async () => {
   await h.close();
   await rm(dir, { recursive: true, force: true });
+  await cleanupFixtures();
 });
 
 t('a test key never sees a live row, and reads the sandbox for free', async () => {
