@@ -58,10 +58,10 @@ type Query = Record<string, string | string[]>;
 /** Parameters every list endpoint accepts (cf[...] and eb[...] are matched by prefix). */
 export const COMMON_LIST_PARAMS = [
   'page', 'page_size', 'sort_by', 'sort_dir', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run',
-  'search', 'signals', 'signal_match', 'states', 'dmas', 'geo_mode', 'tags', 'cf[', 'eb[', 'cursor',
+  'search', 'signals', 'signal_match', 'states', 'dmas', 'geo_mode', 'tags', 'cf[', 'eb[', 'cursor', 'explain',
 ] as const;
 
-const NOT_BUSINESS = new Set(['page', 'page_size', 'sort_by', 'sort_dir', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run', 'signal_match', 'geo_mode', 'cursor', 'lead_type']);
+const NOT_BUSINESS = new Set(['page', 'page_size', 'sort_by', 'sort_dir', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run', 'signal_match', 'geo_mode', 'cursor', 'lead_type', 'explain']);
 
 function integer(q: Query, name: string, def: number, min: number, max: number, details: ErrorDetail[]): number {
   const raw = one(q, name);

@@ -17,7 +17,7 @@ import { parseListParams, type ListParams } from './list-params.ts';
 import { buildListQuery, type SearchBody } from './query.ts';
 import { resourceFilters } from './filters.ts';
 import { decodeCursor, encodeCursor, staleCursor, type Cursor } from './cursor.ts';
-import { invalid } from '../errors.ts';
+import { forbidden, invalid } from '../errors.ts';
 import { flattenRow, shapeRow } from './projection.ts';
 
 /** Elasticsearch's index.max_result_window: the most one search may return. */
@@ -33,7 +33,7 @@ type Query = Record<string, string | string[]>;
 /** Fingerprint of a filter combination (everything but the page), for crawl detection. */
 function fingerprint(def: EntityDef, q: Query): string {
   const parts = Object.keys(q)
-    .filter((k) => k !== 'page' && k !== 'cursor')
+    .filter((k) => k !== 'page' && k !== 'cursor' && k !== 'explain')
     .sort()
     .map((k) => `${k}=${JSON.stringify(q[k])}`);
   return createHash('sha1').update(`${def.name}?${parts.join('&')}`).digest('hex').slice(0, 20);
@@ -75,6 +75,9 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
     };
   }
 
+  const explain = q.explain === 'true';
+  if (q.explain !== undefined && !['true', 'false'].includes(String(q.explain))) throw invalid({ field: 'explain', issue: 'invalid_boolean', expected: ['true', 'false'] });
+  if (explain && !auth.key.internal) throw forbidden('explain is for internal tokens only', 'explain', 'internal_only');
   const fp = fingerprint(def, q);
   const given = typeof q.cursor === 'string' ? decodeCursor(q.cursor, fp) : null;
   if (given && q.page !== undefined && Number(q.page) !== given.p) throw invalid({ field: 'page', issue: 'conflicts_with_cursor', expected: given.p });
@@ -86,16 +89,18 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   // Where the page starts: the caller's cursor, the remembered end of the previous page, or a walk.
   const remembered = !given && deep && page > 0 ? await rememberedEnd(services, fp, page - 1) : null;
   const start = given ?? remembered;
-  const search = (after?: unknown[]) =>
-    services.es.search<Doc>({
-      index,
+  let served: Record<string, unknown> = {};
+  const search = (after?: unknown[]) => {
+    served = {
       query: body.query,
-      sort: body.sort as never,
+      sort: body.sort,
       size: want,
       track_total_hits: p.includeCount,
       _source: { includes: p.projection.fields.map((f) => f.name).concat(['filing_year', 'lead_type']) },
-      ...(deep || start ? (after ? { search_after: after as never } : {}) : { from: offset }),
-    });
+      ...(deep || start ? (after ? { search_after: after } : {}) : { from: offset }),
+    };
+    return services.es.search<Doc>({ index, ...(served as object) });
+  };
   let res = start ? await search(start.a) : null;
   const moved = res && res.hits.hits.length > 0 && res.hits.hits[0]._index !== start?.g;
   if (moved && given) throw staleCursor();
@@ -129,6 +134,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
       ...tiers,
       credits_charged: charge.credits,
       applied_filters: appliedFilters(q),
+      ...(explain ? { explain: { index, body: served } } : {}),
     },
   };
 }
@@ -145,7 +151,7 @@ function remember(services: Services, fp: string, page: number, end: Cursor): vo
 
 /** Echo of the filters applied (everything but paging, projection and format), signal_match when all. */
 function appliedFilters(q: Query): Record<string, unknown> {
-  const skip = new Set(['page', 'page_size', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run', 'cursor']);
+  const skip = new Set(['page', 'page_size', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run', 'cursor', 'explain']);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(q)) if (!skip.has(k) && !(k === 'signal_match' && v !== 'all')) out[k] = v;
   return out;

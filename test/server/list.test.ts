@@ -207,6 +207,17 @@ t('resource filters: every row honours them; industries expand across the NAICS 
   assertError(await get('/v1/personnel?lead_type=company&has_phone=true', basic), 403, 'FORBIDDEN');
 });
 
+t('explain=true: internal tokens get the Elasticsearch request that served the call; others 403', async () => {
+  const internal = (await h.key({ org, internal: true })).secret;
+  const res = await get('/v1/companies?states=TX&page_size=3&explain=true', internal);
+  assert.is(res.status, 200);
+  const { index, body } = res.body.meta.explain;
+  assert.match(index, /-companies$/);
+  const direct = await h.running.services.es.search({ index, ...body });
+  assert.equal(direct.hits.hits.map((x) => x._id), res.body.data.map((r: Row) => r.id));
+  assertError(await get('/v1/companies?states=TX&explain=true'), 403, 'FORBIDDEN', 'explain');
+});
+
 t('format=flat: the same columns in a stable order, every value a string', async () => {
   const res = await get('/v1/companies?states=TX&page_size=5&format=flat&fields=company_name,benefit_types,total_number_of_employees');
   const cols = Object.keys(res.body.data[0]);
