@@ -32,6 +32,8 @@ export interface Config {
   readonly dailyRowCap: number;
   /** Consecutive next-page requests of one filter combination before CRAWL_DETECTED. */
   readonly crawlThreshold: number;
+  /** Totals up to this are counted by the page query; above, the first call says count_pending. */
+  readonly exactCountUpTo: number;
   /** Deepest row served with from/size (at most index.max_result_window); deeper pages walk with search_after. */
   readonly pageWindow: number;
 }
@@ -86,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dailyRowCap: positive('BINTEL_DAILY_ROW_CAP', 100_000),
     crawlThreshold: positive('BINTEL_CRAWL_THRESHOLD', 30),
     pageWindow: Math.min(10_000, positive('BINTEL_PAGE_WINDOW', 10_000)),
+    exactCountUpTo: positive('BINTEL_EXACT_COUNT_UP_TO', 10_000),
   });
 }
 

@@ -84,7 +84,8 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const page = given ? given.p : p.page;
   await services.crawl.check(auth.key.id, fp, page);
   const offset = page * p.pageSize;
-  const want = p.pageSize + (p.includeCount ? 0 : 1);
+  // One row more than the page tells has_more whenever the total is not known exactly.
+  const want = p.pageSize + 1;
   const deep = offset + want > services.config.pageWindow;
   // Where the page starts: the caller's cursor, the remembered end of the previous page, or a walk.
   const remembered = !given && deep && page > 0 ? await rememberedEnd(services, fp, page - 1) : null;
@@ -95,7 +96,8 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
       query: body.query,
       sort: body.sort,
       size: want,
-      track_total_hits: p.includeCount,
+      // Exact up to 10,000 matches in the page query itself; above, the count runs in the background.
+      track_total_hits: p.includeCount ? services.config.exactCountUpTo : false,
       _source: { includes: p.projection.fields.map((f) => f.name).concat(['filing_year', 'lead_type']) },
       ...(deep || start ? (after ? { search_after: after } : {}) : { from: offset }),
     };
@@ -109,7 +111,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
     res = deep && after === undefined && offset > 0 ? null : await search(after);
   }
   const hits = res?.hits.hits ?? [];
-  const total = p.includeCount ? (typeof res?.hits.total === 'object' ? res.hits.total.value : (res?.hits.total ?? 0)) : undefined;
+  const total = !p.includeCount ? undefined : res ? await exactCount(services, def, q, body, res, hits[0]?._index ?? null) : (await services.es.count({ index, query: body.query })).count;
   const pageHits = hits.slice(0, p.pageSize);
   const now = new Date().toISOString();
   const rows = pageHits.map((h) => {
@@ -118,14 +120,14 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
     return p.format === 'flat' ? flattenRow(row) : row;
   });
   const charge = await chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals);
-  const hasMore = p.includeCount ? (total as number) > offset + rows.length : hits.length > p.pageSize;
+  const hasMore = hits.length > p.pageSize;
   const last = pageHits[pageHits.length - 1];
   const end = last ? { f: fp, p: page + 1, a: last.sort as unknown[], g: last._index } : null;
   if (end) remember(services, fp, page, end);
   return {
     data: rows,
     meta: {
-      ...(p.includeCount ? { total_count: total } : {}),
+      ...(total === null ? { count_pending: true } : total !== undefined ? { total_count: total } : {}),
       page,
       page_size: p.pageSize,
       returned: rows.length,
@@ -137,6 +139,35 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
       ...(explain ? { explain: { index, body: served } } : {}),
     },
   };
+}
+
+/**
+ * The exact total of a list call: from the page query when under `exactCountUpTo`, else from the
+ * Redis count cache (keyed by the filters and the concrete index, so an alias move
+ * invalidates it); on a miss the count starts in the background and null means pending.
+ */
+async function exactCount(services: Services, def: EntityDef, q: Query, body: SearchBody, res: { hits: { total?: number | { value: number; relation: string } } }, generation: string | null): Promise<number | null> {
+  const t = res.hits.total;
+  if (t === undefined) return 0;
+  if (typeof t === 'number') return t;
+  if (t.relation === 'eq') return t.value;
+  const filters = Object.keys(q)
+    .filter((k) => !['page', 'page_size', 'sort_by', 'sort_dir', 'mode', 'fields', 'format', 'cursor', 'explain', 'include_count'].includes(k))
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(q[k])}`);
+  const key = services.rk.count(createHash('sha1').update(`${def.name}|${generation}|${filters.join('&')}`).digest('hex').slice(0, 24));
+  const cached = await services.redis.get(key);
+  if (cached !== null && cached !== 'pending') return Number(cached);
+  if (cached === null && generation && (await services.redis.set(key, 'pending', 'EX', 60, 'NX')) === 'OK') {
+    services.es
+      .count({ index: generation, query: body.query })
+      .then((c) => services.redis.set(key, String(c.count), 'EX', 3600))
+      .catch((err: Error) => {
+        services.log.warn({ err: err.message }, 'background count failed');
+        return services.redis.del(key);
+      });
+  }
+  return null;
 }
 
 /** Remembered end of a served page (15 minutes): page N+1 then starts with one search_after query. */
