@@ -21,7 +21,7 @@ import { generate } from '../ingest/generate/index.ts';
 import { ingestFile } from '../ingest/run.ts';
 import { resourceCounts } from '../ingest/demo.ts';
 
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' } } });
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, 'load-only': { type: 'boolean', default: false } } });
 const rows = Number(args.rows);
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq`, rateLimitPerMinute: 100_000_000, crawlThreshold: 100_000_000, dailyRowCap: 2_000_000_000 });
@@ -55,6 +55,7 @@ async function main(): Promise<void> {
   await ensureEs(config);
   await ensureRedis(config);
   await ensureData();
+  if (args['load-only']) return;
   const services = createServices(config);
   const running = await serve(config, { port: 0, services });
   const org = `benchq-${randomUUID().slice(0, 8)}`;

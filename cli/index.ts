@@ -9,6 +9,7 @@ import { registerUpCommand } from './up.ts';
 import { registerGenerateCommand } from './generate.ts';
 import { registerServerCommands } from './serve.ts';
 import { registerDocsCommand } from './docs.ts';
+import { registerCrmCommands } from './crm.ts';
 
 const program = new Command();
 program
@@ -22,6 +23,7 @@ registerUpCommand(program);
 registerGenerateCommand(program);
 registerIngestCommands(program);
 registerServerCommands(program);
+registerCrmCommands(program);
 registerDocsCommand(program);
 registerTestCommand(program);
 

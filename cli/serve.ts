@@ -10,7 +10,7 @@ import { toCredits, toMilli } from '../server/pricing.ts';
 import { ALL_SCOPES } from '../server/scopes.ts';
 
 /** Runs `fn` with connected services, closing them after. */
-async function withServices<T>(fn: (s: ReturnType<typeof createServices>) => Promise<T>): Promise<T> {
+export async function withServices<T>(fn: (s: ReturnType<typeof createServices>) => Promise<T>): Promise<T> {
   const services = createServices(loadConfig());
   await services.redis.connect();
   try {
@@ -34,7 +34,7 @@ function scopesArg(v: string): string[] {
   return list;
 }
 
-const print = (json: boolean, value: unknown, text: string) => process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
+export const print = (json: boolean | undefined, value: unknown, text: string) => process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 
 /** Serves the API in the foreground until SIGINT/SIGTERM. */
 export async function serveForeground(port?: number, host?: string): Promise<void> {

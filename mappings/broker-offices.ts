@@ -1,5 +1,5 @@
 /** Broker offices: the local offices of brokerages, with their book of business. */
-import { csv, defineEntity, derived, f, joined, num } from './fields.ts';
+import { csv, defineEntity, domainOf, derived, f, joined, num } from './fields.ts';
 import { CLIENT_COUNT_BANDS, COMMISSION_TIERS, bandOf } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 
@@ -10,6 +10,7 @@ export const brokerOffices = defineEntity({
   defaultSort: 'office_name',
   defaultAutocomplete: 'office_name',
   geo: { state: 'state', dma: 'dma' },
+  crm: { ein: null, domain: 'domain' },
   leadSource: () => 'Form 5500 Schedule A',
   joins: [{ name: 'broker', entity: 'brokers', key: 'broker_id' }],
   fields: [
@@ -20,6 +21,7 @@ export const brokerOffices = defineEntity({
     f('broker_name', 'keyword', 'Parent broker name', joined('broker:broker_name'), { light: true, cf: 'string', blank: true }),
     f('brokerage_class', 'keyword', 'national player, regional player or local broker', joined('broker:brokerage_class'), { cf: 'exact', blank: true }),
     f('website', 'keyword', 'Office or brokerage website', csv(), { cf: 'string', blank: true, format: 'url' }),
+    f('domain', 'keyword', 'Normalized domain of the website (CRM matching)', domainOf('website'), { output: false }),
     f('city', 'keyword', 'City', csv(), { cf: 'string', blank: true }),
     f('state', 'keyword', 'USPS state code', csv(), { cf: 'exact', blank: true, format: 'usps_state' }),
     f('zip', 'keyword', 'ZIP code', csv(), { cf: 'exact', blank: true }),

@@ -1,5 +1,5 @@
 /** Brokers: brokerages (the corporate entity behind broker offices). */
-import { csv, defineEntity, derived, f, num } from './fields.ts';
+import { csv, defineEntity, domainOf, derived, f, num } from './fields.ts';
 import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, bandOf } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 
@@ -10,12 +10,14 @@ export const brokers = defineEntity({
   defaultSort: 'broker_name',
   defaultAutocomplete: 'broker_name',
   geo: { state: 'hq_state', dma: 'hq_dma' },
+  crm: { ein: null, domain: 'domain' },
   leadSource: () => 'Form 5500 Schedule A',
   joins: [],
   fields: [
     f('id', 'keyword', 'Broker id', csv(), { light: true }),
     f('broker_name', 'name', 'Brokerage name', csv(true), { light: true, sortable: true, cf: 'string', search: 3, autocomplete: true }),
     f('website', 'keyword', 'Website', csv(), { light: true, cf: 'string', blank: true, format: 'url' }),
+    f('domain', 'keyword', 'Normalized domain of the website (CRM matching)', domainOf('website'), { output: false }),
     f('broker_linkedin', 'keyword', 'LinkedIn URL', csv(), { blank: true, format: 'url' }),
     f('hq_city', 'keyword', 'Headquarters city', csv(), { cf: 'string', blank: true }),
     f('hq_state', 'keyword', 'Headquarters USPS state', csv(), { cf: 'exact', blank: true, format: 'usps_state' }),

@@ -1,7 +1,6 @@
 /** Companies: plan sponsors from Form 5500 filings. */
-import { csv, defineEntity, derived, f, joined, num } from './fields.ts';
+import { csv, defineEntity, domainOf, derived, f, joined, num } from './fields.ts';
 import { industryPath, findIndustry } from './industries.ts';
-import { normalizeDomain } from './normalize.ts';
 import {
   ASSET_TIERS_401K, BENEFIT_TYPES, EMPLOYEE_BANDS, FORM_TYPES, FUNDING_STATUSES, MONTHS, PREMIUM_TIERS,
   RELATIONSHIP_DENSITY, bandOf,
@@ -15,6 +14,7 @@ export const companies = defineEntity({
   name: 'companies',
   label: 'company',
   naturalKey: ['ein'],
+  crm: { ein: 'ein', domain: 'domain' },
   defaultSort: 'company_name',
   defaultAutocomplete: 'company_name',
   geo: { state: 'state', dma: 'dma' },
@@ -28,7 +28,7 @@ export const companies = defineEntity({
     f('company_name', 'name', 'Plan sponsor name', csv(true), { light: true, sortable: true, cf: 'string', search: 3, autocomplete: true }),
     f('ein', 'keyword', 'Employer identification number, 9 digits', csv(), { light: true, cf: 'exact', blank: true, format: 'ein' }),
     f('website', 'keyword', 'Company website', csv(), { light: true, cf: 'string', blank: true, autocomplete: true, format: 'url' }),
-    f('domain', 'keyword', 'Normalized domain of the website', derived((d) => (d.website ? normalizeDomain(String(d.website)) || null : null)), { cf: 'exact', blank: true }),
+    f('domain', 'keyword', 'Normalized domain of the website', domainOf('website'), { cf: 'exact', blank: true }),
     f('company_industry', 'keyword', 'Industry (NAICS industry group title)', csv(), { cf: 'string', blank: true }),
     f('naics_code', 'keyword', 'NAICS industry group code', derived((d) => findIndustry(String(d.company_industry ?? ''))?.code ?? null), { cf: 'exact' }),
     f('industry_path', 'keywords', 'Sector, subsector and industry group', derived((d) => industryPath(d.company_industry as string)), { output: false }),

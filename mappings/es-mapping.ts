@@ -82,6 +82,8 @@ export function esSettings(shape: IndexShape): Mapping {
     number_of_replicas: shape.replicas,
     refresh_interval: '1s',
     max_result_window: 10_000,
+    // CRM lists are matched with terms lookups (server/services/crm.ts CRM_MAX_TERMS).
+    max_terms_count: 262_144,
     analysis: { normalizer: { bintel_lower: { type: 'custom', filter: ['lowercase'] } } },
   };
 }

@@ -1,10 +1,13 @@
 /**
  * Small constructors that keep the entity tables to one line per field.
  */
+import { normalizeDomain } from './normalize.ts';
 import type { Doc, EntityDef, FieldDef, FieldSource, FieldType } from './types.ts';
 
 export const csv = (required = false): FieldSource => ({ kind: 'csv', required });
 export const derived = (derive: (doc: Doc) => unknown): FieldSource => ({ kind: 'derived', derive });
+/** The normalized domain of a website field (for lookups and CRM matching). */
+export const domainOf = (website: string): FieldSource => derived((d) => (d[website] ? normalizeDomain(String(d[website])) || null : null));
 /**
  * Copied from a parent: each path is "<join>:<parent field>" (joins are named in
  * EntityDef.joins); the first that resolves to a value wins.

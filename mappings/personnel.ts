@@ -3,7 +3,7 @@
  * (lead_type=broker). Company-side and broker-side filter attributes are denormalized
  * from the parent at ingest, because Elasticsearch has no joins.
  */
-import { csv, defineEntity, derived, f, firstOf, joined } from './fields.ts';
+import { csv, defineEntity, domainOf, derived, f, firstOf, joined } from './fields.ts';
 import { EMAIL_STATUSES, FORM5500_ROLES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES } from './reference.ts';
 
 /** NAICS industry group of insurance brokerages: the industry of every broker contact's employer. */
@@ -16,6 +16,7 @@ export const personnel = defineEntity({
   defaultSort: 'last_name',
   defaultAutocomplete: 'full_name',
   geo: { state: 'company_state', dma: 'company_dma' },
+  crm: { ein: 'company_ein', domain: 'company_domain' },
   leadSource: (d) => (d.lead_type === 'broker' ? 'Broker directory' : 'Form 5500 contacts'),
   joins: [
     { name: 'company', entity: 'companies', key: 'company_id' },
@@ -57,6 +58,7 @@ export const personnel = defineEntity({
     f('company_dma', 'keyword', 'Employer DMA', joined('company:dma', 'office:dma'), { output: false }),
     f('company_industry', 'keyword', 'Employer industry', derived((d) => (d.lead_type === 'broker' ? BROKER_INDUSTRY : null)), { cf: 'string', blank: true }),
     f('company_website', 'keyword', 'Employer website', joined('company:website', 'office:website'), { cf: 'string', blank: true }),
+    f('company_domain', 'keyword', 'Normalized domain of the employer website (CRM matching)', domainOf('company_website'), { output: false }),
     f('company_linkedin', 'keyword', 'Employer LinkedIn URL', joined('company:company_linkedin'), { blank: true }),
     f('total_number_of_employees', 'integer', 'Employer employees', joined('company:total_number_of_employees'), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true }),
     f('industry_path', 'keywords', 'Employer industry path', joined('company:industry_path'), { output: false }),

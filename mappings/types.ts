@@ -95,6 +95,11 @@ export interface EntityDef {
   readonly geo: { readonly state: string; readonly dma: string };
   /** Cross-field rules checked at ingest: each returns [field, issue] when broken. */
   readonly rules?: readonly ((doc: Doc) => readonly [field: string, issue: string] | null)[];
+  /**
+   * Fields a CRM list is matched on (`crm_status`): the EIN field (null when the entity has
+   * none) and the normalized-domain field.
+   */
+  readonly crm: { readonly ein: string | null; readonly domain: string };
   /** Where `lead_source.source` comes from. */
   readonly leadSource: (doc: Doc) => string;
 }

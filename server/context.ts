@@ -11,6 +11,7 @@ import { KeyService } from './services/keys.ts';
 import { CreditService } from './services/credits.ts';
 import { TagService } from './services/tags.ts';
 import { CrawlGuard } from './services/crawl.ts';
+import { CrmService } from './services/crm.ts';
 
 export interface Services {
   config: Config;
@@ -23,6 +24,7 @@ export interface Services {
   credits: CreditService;
   tags: TagService;
   crawl: CrawlGuard;
+  crm: CrmService;
   /** Elasticsearch namespace a key reads: the sandbox for test keys. */
   dataNamespace: (keyType: 'live' | 'test') => string;
   close: () => Promise<void>;
@@ -44,6 +46,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     credits: new CreditService(redis, rk),
     tags: new TagService(redis, rk, es),
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
+    crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     close: async () => {
       redis.disconnect();

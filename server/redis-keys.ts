@@ -27,7 +27,7 @@ export interface RedisKeys {
   tagNames(scope: string, entityType: string, entityId: string): string;
   tagIndex(scope: string): string;
   tagByName(scope: string, tag: string): string;
-  /** CRM matches of an organization (hash: domain or ein → statuses). */
+  /** CRM context of an organization (hash: CRM name → JSON summary of its loaded list). */
   crm(org: string): string;
   /** Count cache and cursors of list queries. */
   count(fingerprint: string): string;

@@ -11,6 +11,7 @@ import type { KeyRecord } from '../services/keys.ts';
 import { assertFieldsAllowed, assertSortAllowed, keyTier } from '../services/tiers.ts';
 import { FORMATS, project, type Format, type Projection } from './projection.ts';
 import { one } from './params.ts';
+import { CRM_STATUSES, type CrmStatus } from '../services/crm.ts';
 
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 500;
@@ -48,6 +49,8 @@ export interface ListParams {
   cf: CfFilter[];
   eb: FieldDef[];
   tags: string[];
+  /** crm_status values (OR'ed); the caller's CRM context decides what they match. */
+  crmStatus: CrmStatus[];
   leadType: string | null;
   /** Parameters that narrow the result (page_size above 25 needs one). */
   businessFilters: string[];
@@ -58,7 +61,7 @@ type Query = Record<string, string | string[]>;
 /** Parameters every list endpoint accepts (cf[...] and eb[...] are matched by prefix). */
 export const COMMON_LIST_PARAMS = [
   'page', 'page_size', 'sort_by', 'sort_dir', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run',
-  'search', 'signals', 'signal_match', 'states', 'dmas', 'geo_mode', 'tags', 'cf[', 'eb[', 'cursor', 'explain',
+  'search', 'signals', 'signal_match', 'states', 'dmas', 'geo_mode', 'tags', 'crm_status', 'cf[', 'eb[', 'cursor', 'explain',
 ] as const;
 
 const NOT_BUSINESS = new Set(['page', 'page_size', 'sort_by', 'sort_dir', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run', 'signal_match', 'geo_mode', 'cursor', 'lead_type', 'explain']);
@@ -167,6 +170,8 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
   if (unknownDmas.length) details.push({ field: 'dmas', issue: 'invalid_value', expected: DMAS });
   const geoMode = choice(q, 'geo_mode', ['state', 'dma'] as const, 'state', details);
   const tags = list(q, 'tags', details);
+  const crmStatus = list(q, 'crm_status', details).map((s) => s.toLowerCase()) as CrmStatus[];
+  if (crmStatus.some((s) => !CRM_STATUSES.includes(s))) details.push({ field: 'crm_status', issue: 'invalid_value', expected: CRM_STATUSES });
   let leadType: string | null = null;
   if (def.name === 'personnel') {
     const lt = one(q, 'lead_type');
@@ -234,6 +239,7 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
     cf,
     eb,
     tags,
+    crmStatus: [...new Set(crmStatus)],
     leadType,
     businessFilters,
   };

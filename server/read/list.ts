@@ -14,7 +14,8 @@ import { keyTier } from '../services/tiers.ts';
 import { normalizeTag, scopeOf } from '../services/tags.ts';
 import { chargeRows } from './charge.ts';
 import { parseListParams, type ListParams } from './list-params.ts';
-import { buildListQuery, type SearchBody } from './query.ts';
+import { buildListQuery, crmStatusOfHit, type SearchBody } from './query.ts';
+import { noCrmContext } from './crm.ts';
 import { resourceFilters } from './filters.ts';
 import { decodeCursor, encodeCursor, staleCursor, type Cursor } from './cursor.ts';
 import { forbidden, invalid } from '../errors.ts';
@@ -59,8 +60,14 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const own = resourceFilters(def, auth.key, q);
   const p: ListParams = parseListParams(def, auth.key, q, own.present);
   const index = aliasName(auth.dataNamespace, def.name);
-  const taggedIds = p.tags.length ? await services.tags.entityIdsWithAllTags(scopeOf(auth.key), def.name, p.tags.map((t) => normalizeTag(t, 'tags'))) : null;
-  const body = buildListQuery(def, p, { taggedIds }, own.clauses);
+  const rowsWanted = !p.countOnly && !p.dryRun;
+  // Personnel rows carry crm_status; the org's CRM context is read alongside the tag ids.
+  const [taggedIds, crm] = await Promise.all([
+    p.tags.length ? services.tags.entityIdsWithAllTags(scopeOf(auth.key), def.name, p.tags.map((t) => normalizeTag(t, 'tags'))) : null,
+    p.crmStatus.length || (rowsWanted && def.name === 'personnel') ? services.crm.context(auth.key.org) : null,
+  ]);
+  if (p.crmStatus.length && !crm) throw noCrmContext();
+  const body = buildListQuery(def, p, { taggedIds, crm, crmMarks: rowsWanted && def.name === 'personnel' }, own.clauses);
   const tiers = { response_tier: p.projection.tier, key_tier: keyTier(auth.key, def) };
 
   if (p.countOnly || p.dryRun) {
@@ -116,7 +123,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const now = new Date().toISOString();
   const rows = pageHits.map((h) => {
     const doc = h._source ?? {};
-    const row = shapeRow(doc, p.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra: def.name === 'personnel' ? { crm_status: [] } : undefined });
+    const row = shapeRow(doc, p.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra: def.name === 'personnel' ? { crm_status: crmStatusOfHit(h.matched_queries) } : undefined });
     return p.format === 'flat' ? flattenRow(row) : row;
   });
   const charge = await chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals);

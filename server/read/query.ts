@@ -8,12 +8,17 @@ import { companion, isSearchable } from '../../mappings/es-mapping.ts';
 import { foldText, normalizeQueryName } from '../../mappings/normalize.ts';
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
 import type { CfFilter, ListParams } from './list-params.ts';
+import { CRMS, crmDocId, type Crm, type CrmContext, type CrmStatus } from '../services/crm.ts';
 
 type Clause = Record<string, unknown>;
 
 export interface QueryContext {
   /** Ids allowed by `tags=` (resolved from Redis by the caller); null when no tag filter. */
   taggedIds: string[] | null;
+  /** The caller's CRM context (null when the org has none). */
+  crm?: CrmContext | null;
+  /** Mark each hit with the CRMs it is in (`matched_queries` crm:<name>), for the crm_status field. */
+  crmMarks?: boolean;
 }
 
 export interface SearchBody {
@@ -65,6 +70,42 @@ function signalFilters(p: ListParams): Clause[] {
   return [{ terms: { signals: p.signals } }];
 }
 
+const MATCH_NONE: Clause = { bool: { must_not: [{ match_all: {} }] } };
+
+/** A row is in a CRM when its EIN or its domain is on that CRM's list (terms lookups, read inside Elasticsearch). */
+export function inCrm(def: EntityDef, crm: CrmContext, name: Crm): Clause {
+  const lookup = (field: string, path: 'eins' | 'domains') => ({ terms: { [field]: { index: crm.index, id: crmDocId(crm.org, name), path } } });
+  const should = [lookup(def.crm.domain, 'domains'), ...(def.crm.ein ? [lookup(def.crm.ein, 'eins')] : [])];
+  return { bool: { should, minimum_should_match: 1 } };
+}
+
+/** crm_status: values OR'ed; a CRM the org has not loaded contains nothing. */
+export function crmFilter(def: EntityDef, statuses: readonly CrmStatus[], crm: CrmContext | null | undefined): Clause[] {
+  if (!statuses.length || !crm) return [];
+  const listed = (n: Crm) => (crm.crms.includes(n) ? inCrm(def, crm, n) : null);
+  const [hubspot, salesforce] = [listed('hubspot'), listed('salesforce')];
+  const loaded = [hubspot, salesforce].filter((c): c is Clause => c !== null);
+  const byStatus: Record<CrmStatus, Clause> = {
+    in_hubspot: hubspot ?? MATCH_NONE,
+    in_salesforce: salesforce ?? MATCH_NONE,
+    in_both: hubspot && salesforce ? { bool: { filter: [hubspot, salesforce] } } : MATCH_NONE,
+    not_in_crm: { bool: { must_not: loaded } },
+  };
+  const clauses = statuses.map((s) => byStatus[s]);
+  return [clauses.length === 1 ? clauses[0] : { bool: { should: clauses, minimum_should_match: 1 } }];
+}
+
+/** Optional, unscored clauses naming the CRMs a hit is in (read back from `matched_queries`). */
+export function crmMarks(def: EntityDef, crm: CrmContext): Clause[] {
+  return crm.crms.map((n) => ({ constant_score: { filter: { bool: { ...(inCrm(def, crm, n).bool as Clause), _name: `crm:${n}` } }, boost: 0 } }));
+}
+
+/** The crm_status of a hit: the CRMs its named clauses matched, in a fixed order. */
+export function crmStatusOfHit(matched: unknown): string[] {
+  const names = Array.isArray(matched) ? (matched as string[]) : [];
+  return CRMS.filter((n) => names.includes(`crm:${n}`));
+}
+
 /** Every filter clause of the common parameters. */
 export function commonFilters(def: EntityDef, p: ListParams, ctx: QueryContext): Clause[] {
   const out: Clause[] = [...geoFilters(def, p), ...signalFilters(p)];
@@ -72,6 +113,7 @@ export function commonFilters(def: EntityDef, p: ListParams, ctx: QueryContext):
   for (const f of p.eb) out.push({ exists: { field: f.type === 'name' ? f.name : f.name } });
   if (p.leadType) out.push({ term: { lead_type: p.leadType } });
   if (ctx.taggedIds) out.push({ ids: { values: ctx.taggedIds } });
+  out.push(...crmFilter(def, p.crmStatus, ctx.crm));
   return out;
 }
 
@@ -111,6 +153,14 @@ export function sortClause(def: EntityDef, p: ListParams): Clause[] {
 /** The search body of a list call (paging is added by the caller). */
 export function buildListQuery(def: EntityDef, p: ListParams, ctx: QueryContext, extraFilters: Clause[] = []): SearchBody {
   const filter = [...commonFilters(def, p, ctx), ...extraFilters];
-  const query: Clause = { bool: { filter, ...(p.search ? { must: [searchClause(def, p.search)] } : {}) } };
+  const marks = ctx.crmMarks && ctx.crm ? crmMarks(def, ctx.crm) : [];
+  const query: Clause = {
+    bool: {
+      filter,
+      ...(p.search ? { must: [searchClause(def, p.search)] } : {}),
+      // Marks are optional: minimum_should_match 0 even when there is no other clause.
+      ...(marks.length ? { should: marks, minimum_should_match: 0 } : {}),
+    },
+  };
   return { query, sort: sortClause(def, p), track_total_hits: p.includeCount };
 }

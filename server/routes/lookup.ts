@@ -23,7 +23,7 @@ import { bodyOf, validator } from '../validate.ts';
 import { chargeRows } from '../read/charge.ts';
 import { FORMATS, flattenRow, project, shapeRow, type Format, type Projection } from '../read/projection.ts';
 import { one, readQuery } from '../read/params.ts';
-import { searchClause } from '../read/query.ts';
+import { crmMarks, crmStatusOfHit, searchClause } from '../read/query.ts';
 
 type Query = Record<string, string | string[]>;
 
@@ -41,8 +41,9 @@ function shaping(def: EntityDef, auth: AuthState, q: Query): Shaping {
   return { projection: project(def, auth.key, { mode: one(q, 'mode'), fields: one(q, 'fields') }), format, dryRun: dry === 'true' };
 }
 
-function shape(def: EntityDef, s: Shaping, doc: Doc, now: string): Record<string, unknown> {
-  const row = shapeRow(doc, s.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra: def.name === 'personnel' ? { crm_status: [] } : undefined });
+/** One row; personnel rows carry crm_status from the hit's CRM marks. */
+function shape(def: EntityDef, s: Shaping, doc: Doc, now: string, matched?: unknown): Record<string, unknown> {
+  const row = shapeRow(doc, s.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra: def.name === 'personnel' ? { crm_status: crmStatusOfHit(matched) } : undefined });
   return s.format === 'flat' ? flattenRow(row) : row;
 }
 
@@ -161,9 +162,11 @@ export function lookupRoutes(services: Services): Router {
     const index = aliasName(auth.dataNamespace, 'personnel');
     const side = { term: { lead_type: body.lead_type } };
     const now = new Date().toISOString();
+    const crm = s.dryRun ? null : await services.crm.context(auth.key.org);
+    const marks = crm ? { should: crmMarks(personnel, crm), minimum_should_match: 0 } : {};
     if (body.ids) {
-      const res = await services.es.search<Doc>({ index, query: { bool: { filter: [side, { ids: { values: body.ids } }] } }, size: body.ids.length, sort: [{ id: 'asc' }] });
-      const rows = res.hits.hits.map((h) => shape(personnel, s, h._source as Doc, now));
+      const res = await services.es.search<Doc>({ index, query: { bool: { filter: [side, { ids: { values: body.ids } }], ...marks } }, size: body.ids.length, sort: [{ id: 'asc' }] });
+      const rows = res.hits.hits.map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries));
       await answer(ctx, services, personnel, s, rows, rows.length, { requested: body.ids.length });
       return;
     }
@@ -172,12 +175,12 @@ export function lookupRoutes(services: Services): Router {
     if (bad.length) throw invalid(bad.map(([, i]) => ({ field: `company_eins[${i}]`, issue: 'invalid_format', expected: '9 digits' })));
     const size = body.page_size ?? 5;
     const res = await services.es.msearch<Doc>({
-      searches: eins.flatMap((e) => [{ index }, { query: { bool: { filter: [side, { term: { company_ein: normalizeEin(e) } }] } }, size, sort: [{ [companion.sort('last_name')]: 'asc' }, { id: 'asc' }] }]),
+      searches: eins.flatMap((e) => [{ index }, { query: { bool: { filter: [side, { term: { company_ein: normalizeEin(e) } }], ...marks } }, size, sort: [{ [companion.sort('last_name')]: 'asc' }, { id: 'asc' }] }]),
     });
     let count = 0;
     const data = eins.map((ein, i) => {
       const r0 = res.responses[i];
-      const contacts = 'hits' in r0 ? r0.hits.hits.map((h) => shape(personnel, s, h._source as Doc, now)) : [];
+      const contacts = 'hits' in r0 ? r0.hits.hits.map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries)) : [];
       count += contacts.length;
       return { company_ein: normalizeEin(ein), contacts };
     });

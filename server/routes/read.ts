@@ -19,6 +19,7 @@ import { one, readQuery } from '../read/params.ts';
 import { keyTier } from '../services/tiers.ts';
 import { COMMON_LIST_PARAMS } from '../read/list-params.ts';
 import { listRows } from '../read/list.ts';
+import { crmStatusByIds } from '../read/crm.ts';
 import { filterParams, repeatableParams } from '../read/filters.ts';
 import { scopeOf } from '../services/tags.ts';
 
@@ -63,7 +64,7 @@ export function readRoutes(services: Services): Router {
       if (!doc || (side && doc.lead_type !== side)) throw notFound(def.label, 'id');
       const extra: Record<string, unknown> = {};
       if (def.name === 'personnel') {
-        extra.crm_status = [];
+        extra.crm_status = (await crmStatusByIds(services, auth.key.org, def, aliasName(auth.dataNamespace, def.name), [String(doc.id)])).get(String(doc.id));
         if (one(q, 'mode') === 'full') extra.tags = await services.tags.namesOf(scopeOf(auth.key), 'personnel', String(doc.id));
       }
       const row = shapeRow(doc, projection.fields, { source: def.leadSource(doc), retrievedAt: new Date().toISOString(), extra });
