@@ -24,7 +24,10 @@ export type FilterKind =
   | 'domain'
   /** An id (exact, on `fields[0]`) or a name (substring, on `fields[1]`). */
   | 'id_or_name'
-  /** A year, or `latest` (every document holds its latest filing). */
+  /**
+   * A year, or `latest` (every document holds its latest filing). Broker and office figures
+   * are aggregated over the latest filings only, so there `values` is just `latest`.
+   */
   | 'year_or_latest'
   /** Free text matched by words. */
   | 'text';
@@ -73,11 +76,13 @@ export const FILTERS: Readonly<Record<EntityName, readonly FilterDef[]>> = Objec
     f('relationship_density', 'terms', 'relationship_density', { values: labels(RELATIONSHIP_DENSITY) }),
   ],
   brokers: [
+    f('filing_year', 'year_or_latest', [], { values: ['latest'] }),
     f('long_tail', 'bool', 'long_tail'),
     f('brokerage_class', 'terms', 'brokerage_class', { values: BROKERAGE_CLASSES }),
     f('client_count_bands', 'terms', 'client_count_band', { values: labels(CLIENT_COUNT_BANDS) }),
   ],
   'broker-offices': [
+    f('filing_year', 'year_or_latest', [], { values: ['latest'] }),
     f('long_tail', 'bool', 'long_tail'),
     f('broker_ids', 'terms', 'broker_id'),
     f('broker_office', 'id_or_name', ['id', 'office_name.raw']),
@@ -90,6 +95,7 @@ export const FILTERS: Readonly<Record<EntityName, readonly FilterDef[]>> = Objec
   ],
   personnel: [
     ...COMPANY_SIDE,
+    f('filing_year', 'year_or_latest', 'filing_year'),
     f('seniority', 'terms', 'seniority', { values: SENIORITIES }),
     f('job_function', 'terms', 'job_function', { values: JOB_FUNCTIONS }),
     f('job_title', 'text', 'title'),

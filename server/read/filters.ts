@@ -77,7 +77,11 @@ const KINDS: Record<FilterKind, Build> = {
   id_or_name: (def, values) => anyOf(values.map((v) => (ID_RE.test(v) ? anyOf([{ term: { [def.fields[0]]: v } }, substring([def.fields[1]], v)]) : substring([def.fields[1]], v)))),
   year_or_latest: (def, values, problems) => {
     if (values.length !== 1 || !(values[0] === 'latest' || /^(19|20)\d{2}$/.test(values[0]))) {
-      problems.push({ field: def.param, issue: 'invalid_value', expected: 'a year such as 2024, or latest' });
+      problems.push({ field: def.param, issue: 'invalid_value', expected: def.values ?? 'a year such as 2024, or latest' });
+      return null;
+    }
+    if (def.values && !def.values.includes(values[0])) {
+      problems.push({ field: def.param, issue: 'year_not_available', expected: def.values });
       return null;
     }
     // Every document holds its sponsor's latest filing, so `latest` adds no condition.

@@ -224,6 +224,25 @@ t('resource filters: every row honours them; industries expand across the NAICS 
   assertError(await get('/v1/personnel?lead_type=company&has_phone=true', basic), 403, 'FORBIDDEN');
 });
 
+t('filing_year: a common parameter on every resource (personnel by the employer filing; brokers and offices only latest)', async () => {
+  const years = (await get('/v1/companies?states=TX,CA,NY,FL&page_size=200&fields=filing_year', adv)).body.data.map((r: Row) => r.filing_year);
+  const year = years.find((y: number) => y !== years[0]) ?? years[0];
+  const companies = await get(`/v1/companies?filing_year=${year}&page_size=200&fields=filing_year,ein`, adv);
+  assert.ok(companies.body.data.length > 0);
+  for (const r of companies.body.data) assert.is(r.filing_year, year);
+  const people = await get(`/v1/personnel?lead_type=company&filing_year=${year}&page_size=200&fields=company_ein`);
+  assert.is(people.status, 200, JSON.stringify(people.body));
+  assert.ok(people.body.data.length > 0);
+  const eins = [...new Set(people.body.data.map((r: Row) => r.company_ein).filter(Boolean))];
+  const employers = await h.running.services.es.search({ index: `${h.config.namespace}-companies`, query: { terms: { ein: eins } }, size: 500, _source: ['filing_year'] });
+  for (const e of employers.hits.hits) assert.is((e._source as Row).filing_year, year);
+  for (const r of ['brokers', 'broker-offices']) {
+    assert.is((await get(`/v1/${r}?filing_year=latest`)).status, 200);
+    assertError(await get(`/v1/${r}?filing_year=${year}`), 400, 'VALIDATION_ERROR', 'filing_year', 'year_not_available');
+  }
+  assertError(await get('/v1/companies?filing_year=last'), 400, 'VALIDATION_ERROR', 'filing_year', 'invalid_value');
+});
+
 t('explain=true: internal tokens get the Elasticsearch request that served the call; others 403', async () => {
   const internal = (await h.key({ org, internal: true })).secret;
   const res = await get('/v1/companies?states=TX&page_size=3&explain=true', internal);
