@@ -1,0 +1,97 @@
+/**
+ * The README's example requests are real: each one is sent to a server loaded with generated
+ * data and must be answered 200, and every list parameter of every resource has an example.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from '../../ingest/generate/index.ts';
+import { ingestFile } from '../../ingest/run.ts';
+import { aliasName } from '../../ingest/indices.ts';
+import { ENTITIES } from '../../mappings/index.ts';
+import type { EntityName } from '../../mappings/types.ts';
+import { COMMON_LIST_PARAMS } from '../../server/read/list-params.ts';
+import { filterParams } from '../../server/read/filters.ts';
+import { startHarness, type Harness } from '../server/harness.ts';
+
+const t = suite('readme examples');
+const org = `docs-${randomUUID().slice(0, 8)}`;
+let h: Harness;
+let dir = '';
+let secret = '';
+let examples: string[] = [];
+const values: Record<string, string> = {};
+
+type Row = Record<string, any>;
+
+async function first(entity: EntityName, query: Row, source: string[]): Promise<Row> {
+  const res = await h.running.services.es.search({ index: aliasName(h.config.namespace, entity), query, size: 1, sort: [{ id: 'asc' }], _source: source });
+  const hit = res.hits.hits[0];
+  assert.ok(hit, `no ${entity} for ${JSON.stringify(query)}`);
+  return hit._source as Row;
+}
+
+t.before(async () => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = /<!-- examples:start -->([\s\S]*?)<!-- examples:end -->/.exec(readme);
+  assert.ok(section, 'README has an examples section');
+  examples = [...section[1].matchAll(/`GET (\/v1\/[^`]+)`/g)].map((m) => m[1]);
+
+  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000' });
+  dir = await mkdtemp(join(tmpdir(), 'bintel-docs-'));
+  const gen = await generate({ out: dir, companies: 1500, personnel: 1500, brokerOffices: 150, brokers: 30, seed: 21 });
+  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) await ingestFile(h.config, r, gen.files[r], { progress: null });
+  secret = (await h.key({ org, field_tier: 'advanced' })).secret;
+  await h.running.services.credits.grant(org, 100_000_000);
+
+  const company = await first('companies', { bool: { filter: [{ exists: { field: 'ein' } }, { exists: { field: 'domain' } }] } }, ['id', 'ein', 'domain', 'company_name']);
+  const person = await first('personnel', { bool: { filter: [{ term: { lead_type: 'company' } }, { exists: { field: 'email_address' } }, { exists: { field: 'person_linkedin_url' } }] } }, ['id', 'email_address', 'person_linkedin_url']);
+  const office = await first('broker-offices', { exists: { field: 'broker_id' } }, ['id', 'broker_id']);
+  const brokers = await h.running.services.es.search({ index: aliasName(h.config.namespace, 'brokers'), size: 100, _source: ['id', 'broker_name'] });
+  const names = brokers.hits.hits.map((x) => (x._source as Row).broker_name as string);
+  const broker = brokers.hits.hits.map((x) => x._source as Row).find((b) => names.filter((n) => n === b.broker_name).length === 1) as Row;
+  Object.assign(values, {
+    company_id: company.id, ein: company.ein, domain: company.domain, company_name: company.company_name,
+    person_id: person.id, email: person.email_address, linkedin_url: person.person_linkedin_url,
+    office_id: office.id, broker_id: broker.id, broker_name: broker.broker_name,
+  });
+  const tagged = await h.call('POST', '/v1/tags', { secret, body: { entity_type: 'companies', entity_id: company.id, tag: 'renewal-q3' } });
+  assert.is(tagged.status, 201, JSON.stringify(tagged.body));
+  await h.running.services.crm.replace(org, 'hubspot', { eins: [company.ein], domains: [company.domain] }, 'docs test');
+});
+t.after(async () => {
+  await h.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+t('every example request in the README is answered 200', async () => {
+  assert.ok(examples.length > 40, `${examples.length} examples`);
+  const failures: string[] = [];
+  for (const ex of examples) {
+    const path = ex.replace(/<([a-z_]+)>/g, (m, name: string) => {
+      assert.ok(values[name] !== undefined, `unknown placeholder ${m} in ${ex}`);
+      return encodeURIComponent(values[name]);
+    });
+    const res = await h.call('GET', path, { secret });
+    if (res.status !== 200) failures.push(`${ex} → ${res.status} ${JSON.stringify(res.body?.error)}`);
+  }
+  assert.equal(failures, []);
+});
+
+t('every list parameter of every resource has an example', () => {
+  const keysOf = (resource: string) =>
+    new Set(examples.filter((e) => e.startsWith(`/v1/${resource}?`)).flatMap((e) => [...new URLSearchParams(e.slice(e.indexOf('?') + 1)).keys()].map((k) => (k.startsWith('cf[') ? 'cf[' : k.startsWith('eb[') ? 'eb[' : k))));
+  const anywhere = new Set(ENTITIES.flatMap((d) => [...keysOf(d.name)]));
+  const missing: string[] = [];
+  for (const p of COMMON_LIST_PARAMS) if (!['cursor', 'explain'].includes(p) && !anywhere.has(p)) missing.push(p);
+  for (const def of ENTITIES) {
+    const own = keysOf(def.name);
+    for (const p of [...filterParams(def), ...(def.name === 'personnel' ? ['lead_type'] : [])]) if (!own.has(p)) missing.push(`${def.name}: ${p}`);
+  }
+  assert.equal(missing, []);
+});
+
+t.run();
