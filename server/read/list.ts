@@ -61,10 +61,21 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const p: ListParams = parseListParams(def, auth.key, q, own.present);
   const index = aliasName(auth.dataNamespace, def.name);
   const rowsWanted = !p.countOnly && !p.dryRun;
-  // Personnel rows carry crm_status; the org's CRM context is read alongside the tag ids.
-  const [taggedIds, crm] = await Promise.all([
+  const explain = q.explain === 'true';
+  if (q.explain !== undefined && !['true', 'false'].includes(String(q.explain))) throw invalid({ field: 'explain', issue: 'invalid_boolean', expected: ['true', 'false'] });
+  if (explain && !auth.key.internal) throw forbidden('explain is for internal tokens only', 'explain', 'internal_only');
+  const fp = fingerprint(def, q);
+  const given = rowsWanted && typeof q.cursor === 'string' ? decodeCursor(q.cursor, fp) : null;
+  if (given && q.page !== undefined && Number(q.page) !== given.p) throw invalid({ field: 'page', issue: 'conflicts_with_cursor', expected: given.p });
+  const page = given ? given.p : p.page;
+  // Everything Redis knows about this call, in parallel: tag ids, the org's CRM context
+  // (personnel rows carry crm_status), the crawl run, and the remembered end of the previous
+  // page (then this page is one search_after query, whatever its depth).
+  const [taggedIds, crm, , remembered] = await Promise.all([
     p.tags.length ? services.tags.entityIdsWithAllTags(scopeOf(auth.key), def.name, p.tags.map((t) => normalizeTag(t, 'tags'))) : null,
     p.crmStatus.length || (rowsWanted && def.name === 'personnel') ? services.crm.context(auth.key.org) : null,
+    rowsWanted ? services.crawl.check(auth.key.id, fp, page) : null,
+    rowsWanted && !given && page > 0 ? rememberedEnd(services, fp, page - 1) : null,
   ]);
   if (p.crmStatus.length && !crm) throw noCrmContext();
   const body = buildListQuery(def, p, { taggedIds, crm, crmMarks: rowsWanted && def.name === 'personnel' }, own.clauses);
@@ -82,20 +93,12 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
     };
   }
 
-  const explain = q.explain === 'true';
-  if (q.explain !== undefined && !['true', 'false'].includes(String(q.explain))) throw invalid({ field: 'explain', issue: 'invalid_boolean', expected: ['true', 'false'] });
-  if (explain && !auth.key.internal) throw forbidden('explain is for internal tokens only', 'explain', 'internal_only');
-  const fp = fingerprint(def, q);
-  const given = typeof q.cursor === 'string' ? decodeCursor(q.cursor, fp) : null;
-  if (given && q.page !== undefined && Number(q.page) !== given.p) throw invalid({ field: 'page', issue: 'conflicts_with_cursor', expected: given.p });
-  const page = given ? given.p : p.page;
-  await services.crawl.check(auth.key.id, fp, page);
   const offset = page * p.pageSize;
   // One row more than the page tells has_more whenever the total is not known exactly.
   const want = p.pageSize + 1;
   const deep = offset + want > services.config.pageWindow;
-  // Where the page starts: the caller's cursor, the remembered end of the previous page, or a walk.
-  const remembered = !given && deep && page > 0 ? await rememberedEnd(services, fp, page - 1) : null;
+  // Where the page starts: the caller's cursor, the remembered end of the previous page, or
+  // (no start) from/size inside the window and a sort-values walk beyond it.
   const start = given ?? remembered;
   let served: Record<string, unknown> = {};
   const search = (after?: unknown[]) => {
@@ -118,7 +121,6 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
     res = deep && after === undefined && offset > 0 ? null : await search(after);
   }
   const hits = res?.hits.hits ?? [];
-  const total = !p.includeCount ? undefined : res ? await exactCount(services, def, q, body, res, hits[0]?._index ?? null) : (await services.es.count({ index, query: body.query })).count;
   const pageHits = hits.slice(0, p.pageSize);
   const now = new Date().toISOString();
   const rows = pageHits.map((h) => {
@@ -126,11 +128,15 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
     const row = shapeRow(doc, p.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra: def.name === 'personnel' ? { crm_status: crmStatusOfHit(h.matched_queries) } : undefined });
     return p.format === 'flat' ? flattenRow(row) : row;
   });
-  const charge = await chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals);
   const hasMore = hits.length > p.pageSize;
   const last = pageHits[pageHits.length - 1];
   const end = last ? { f: fp, p: page + 1, a: last.sort as unknown[], g: last._index } : null;
-  if (end) remember(services, fp, page, end);
+  // The debit, the count-cache read and the page-end write leave in one Redis pipeline (same tick).
+  const [charge, total] = await Promise.all([
+    chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals),
+    !p.includeCount ? undefined : res ? exactCount(services, def, q, body, res, hits[0]?._index ?? null) : services.es.count({ index, query: body.query }).then((c) => c.count),
+    end ? remember(services, fp, page, end) : null,
+  ]);
   return {
     data: rows,
     meta: {
@@ -183,8 +189,9 @@ async function rememberedEnd(services: Services, fp: string, page: number): Prom
   return json ? (JSON.parse(json) as Cursor) : null;
 }
 
-function remember(services: Services, fp: string, page: number, end: Cursor): void {
-  services.redis.set(services.rk.cursor(fp, page), JSON.stringify(end), 'EX', 900).catch((err: Error) => services.log.warn({ err: err.message }, 'could not remember a page cursor'));
+/** Remembers where a served page ended; a failure only costs the next page its shortcut. */
+async function remember(services: Services, fp: string, page: number, end: Cursor): Promise<void> {
+  await services.redis.set(services.rk.cursor(fp, page), JSON.stringify(end), 'EX', 900).catch((err: Error) => services.log.warn({ err: err.message }, 'could not remember a page cursor'));
 }
 
 /** Echo of the filters applied (everything but paging, projection and format), signal_match when all. */
