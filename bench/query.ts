@@ -12,9 +12,12 @@ import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+const ROOT = new URL('..', import.meta.url).pathname;
 import { loadConfig } from '../server/config.ts';
 import { createServices } from '../server/context.ts';
-import { serve } from '../server/serve.ts';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { ensureEs } from '../server/local/es-local.ts';
 import { ensureRedis } from '../server/local/redis-local.ts';
 import { generate } from '../ingest/generate/index.ts';
@@ -51,13 +54,39 @@ async function measure(opts: autocannon.Options): Promise<Result> {
   return { rps: Math.round(res.requests.average), p50: res.latency.p50, p99: res.latency.p99 };
 }
 
+/** `bintel serve` in a child process on a free port, with the bench's namespace and limits. */
+async function spawnServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const port = await new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/bintel.js'), 'serve', '--port', String(port)], {
+    env: { ...process.env, BINTEL_NAMESPACE: config.namespace, LOG_LEVEL: 'silent', BINTEL_RATE_LIMIT_PER_MIN: '100000000', BINTEL_CRAWL_THRESHOLD: '100000000', BINTEL_DAILY_ROW_CAP: '2000000000' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
+    child.once('exit', (code) => reject(new Error(`bintel serve exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
 async function main(): Promise<void> {
   await ensureEs(config);
   await ensureRedis(config);
   await ensureData();
   if (args['load-only']) return;
   const services = createServices(config);
-  const running = await serve(config, { port: 0, services });
+  // The API runs in its own process, as in production: autocannon must not share its event loop.
+  const running = await spawnServer();
   const org = `benchq-${randomUUID().slice(0, 8)}`;
   const { secret } = await services.keys.createRoot({ org, user: 'bench', internal: true });
   await services.credits.grant(org, 1_000_000_000_000);
@@ -94,6 +123,7 @@ async function main(): Promise<void> {
   process.stdout.write(`\n| scenario | API p50 / p99 (ms) | API req/s | direct p50 / p99 (ms) | direct req/s | API/direct p50 |\n|---|---|---|---|---|---|\n${lines.join('\n')}\n\npage 200 / page 0 (API p50): ${(p200.api.p50 / Math.max(p0.api.p50, 0.001)).toFixed(2)}\n`);
   process.stdout.write(`${JSON.stringify({ rows, connections: Number(args.connections), duration_s: Number(args.duration), results: out })}\n`);
   await running.close();
+  await services.close();
 }
 
 await main();
