@@ -63,7 +63,7 @@ export const personnel = defineEntity({
     f('total_number_of_employees', 'integer', 'Employer employees', joined('company:total_number_of_employees'), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true }),
     f('industry_path', 'keywords', 'Employer industry path', joined('company:industry_path'), { output: false }),
     f('employee_band', 'keyword', 'Employer employee band', joined('company:employee_band'), { output: false }),
-    f('filing_year', 'integer', "Year of the employer's latest Form 5500 filing", joined('company:filing_year'), { output: false }),
+    f('filing_year', 'integer', "Year of the employer's latest Form 5500 filing", joined('company:filing_year'), { tier: 'advanced', output: false }),
     f('funding_status', 'keyword', 'Employer funding status', joined('company:funding_status'), { output: false }),
     f('renewal_month', 'keyword', 'Employer renewal month', joined('company:renewal_month'), { output: false }),
     f('short_form', 'boolean', 'Employer filed 5500-SF', joined('company:short_form'), { output: false }),

@@ -138,7 +138,10 @@ export function resourceFilters(def: EntityDef, key: KeyRecord, q: Query): { cla
   }
   if (problems.length) throw invalid(problems);
   // Filters on advanced-tier fields (has_phone) need an advanced key.
-  const used = FILTERS[def.name].filter((x) => q[x.param] !== undefined).flatMap((x) => x.fields.map((f) => f.split('.')[0]));
+  // filing_year=latest is the default and adds no condition: any key may say it.
+  const used = FILTERS[def.name]
+    .filter((x) => q[x.param] !== undefined && !(x.kind === 'year_or_latest' && valuesOf(x, q[x.param])[0] === 'latest'))
+    .flatMap((x) => x.fields.map((f) => f.split('.')[0]));
   assertFieldsAllowed(key, def, used, 'filters');
   return { clauses, present };
 }

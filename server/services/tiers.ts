@@ -14,8 +14,9 @@ export function keyTier(key: KeyRecord, def: EntityDef): Tier {
 
 /** True when the field is advanced for this key's templates (field_tiers) or its definition. */
 function isAdvanced(key: KeyRecord, def: EntityDef, f: FieldDef): boolean {
+  // Templates list the output fields; filter-only attributes keep their definition's tier.
   const template = key.field_tiers[def.name];
-  if (template) return template.advanced.includes(f.name);
+  if (template && (template.advanced.includes(f.name) || template.basic.includes(f.name))) return template.advanced.includes(f.name);
   return f.tier === 'advanced';
 }
 

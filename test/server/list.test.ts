@@ -241,6 +241,10 @@ t('filing_year: a common parameter on every resource (personnel by the employer 
     assertError(await get(`/v1/${r}?filing_year=${year}`), 400, 'VALIDATION_ERROR', 'filing_year', 'year_not_available');
   }
   assertError(await get('/v1/companies?filing_year=last'), 400, 'VALIDATION_ERROR', 'filing_year', 'invalid_value');
+  // filing_year is an advanced field: a basic key may only say latest (the default).
+  assert.is((await get('/v1/companies?filing_year=latest', basic)).status, 200);
+  assertError(await get(`/v1/companies?filing_year=${year}`, basic), 403, 'FORBIDDEN');
+  assertError(await get(`/v1/personnel?lead_type=company&filing_year=${year}`, basic), 403, 'FORBIDDEN');
 });
 
 t('explain=true: internal tokens get the Elasticsearch request that served the call; others 403', async () => {

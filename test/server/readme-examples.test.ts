@@ -15,7 +15,7 @@ import { ENTITIES } from '../../mappings/index.ts';
 import type { EntityName } from '../../mappings/types.ts';
 import { COMMON_LIST_PARAMS } from '../../server/read/list-params.ts';
 import { filterParams } from '../../server/read/filters.ts';
-import { startHarness, type Harness } from '../server/harness.ts';
+import { startHarness, type Harness } from './harness.ts';
 
 const t = suite('readme examples');
 const org = `docs-${randomUUID().slice(0, 8)}`;
