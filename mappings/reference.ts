@@ -147,3 +147,37 @@ export const CARRIERS = [
   'Florida Blue', 'Blue Shield of California', 'Harvard Pilgrim', 'Tufts Health Plan', 'Oscar Health', 'Ameritas',
   'Standard Insurance Company', 'Reliance Standard', 'Voya Financial',
 ] as const;
+
+const DMA_BY_LOWER = new Map(DMAS.map((d) => [d.toLowerCase(), d]));
+const DMA_MAX_COMMAS = Math.max(...DMAS.map((d) => d.split(',').length));
+
+/**
+ * A comma-separated DMA list. Some DMA names hold a comma themselves ("Rochester, NY"), so
+ * segments are rejoined greedily: the longest run of segments that names a DMA wins.
+ * Matching is case-insensitive; names come back in their canonical spelling.
+ */
+export function parseDmas(raw: string): { dmas: string[]; unknown: string[] } {
+  const parts = raw.split(',').map((s) => s.trim());
+  const dmas: string[] = [];
+  const unknown: string[] = [];
+  for (let i = 0; i < parts.length; ) {
+    if (!parts[i]) {
+      i++;
+      continue;
+    }
+    let taken = 0;
+    for (let n = Math.min(DMA_MAX_COMMAS, parts.length - i); n >= 1 && !taken; n--) {
+      const name = DMA_BY_LOWER.get(parts.slice(i, i + n).join(', ').toLowerCase());
+      if (name) {
+        dmas.push(name);
+        taken = n;
+      }
+    }
+    if (!taken) {
+      unknown.push(parts[i]);
+      taken = 1;
+    }
+    i += taken;
+  }
+  return { dmas, unknown };
+}

@@ -96,7 +96,7 @@ async function downloadFromCentral(version: string, dest: string, log: (line: st
   const sumRes = await fetch(`${url}.sha1`);
   if (!sumRes.ok) throw new Error(`GET ${url}.sha1: HTTP ${sumRes.status} ${sumRes.statusText}`);
   const expected = (await sumRes.text()).trim().split(/\s+/)[0]?.toLowerCase();
-  const part = `${dest}.part`;
+  const part = `${dest}.${process.pid}.part`;
   try {
     const actual = await download(url, part);
     if (actual !== expected) throw new Error(`SHA-1 mismatch for ${url}: published ${expected}, downloaded ${actual}`);
@@ -121,9 +121,11 @@ export async function fetchDist(version: string, paths: EsPaths, log: (line: str
   }
   const m2 = m2Zip(version);
   if (m2) {
-    // Copy through a temporary name so an interrupted copy never looks like a cached zip.
-    await copyFile(m2, `${paths.zip}.part`);
-    await rename(`${paths.zip}.part`, paths.zip);
+    // Copy through a temporary name of this process's own, so neither an interrupted copy nor
+    // two concurrent starts (a test run and `es start`) ever leave a partial zip in the cache.
+    const part = `${paths.zip}.${process.pid}.part`;
+    await copyFile(m2, part);
+    await rename(part, paths.zip);
     return;
   }
   if (mvnError) log(`mvn could not fetch it (${mvnError}); trying Maven Central over HTTPS`);
@@ -154,7 +156,13 @@ export async function unpackDist(paths: EsPaths, log: (line: string) => void): P
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
   try {
-    extract(paths.zip, scratch);
+    try {
+      extract(paths.zip, scratch);
+    } catch (err) {
+      // A damaged cached zip is dropped so the next start fetches it again.
+      await rm(paths.zip, { force: true });
+      throw err;
+    }
     const [top] = await readdir(scratch);
     if (!top) throw new Error(`${paths.zip} is empty`);
     await rm(paths.install, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import { FILTERS, type FilterDef, type FilterKind } from '../../mappings/filters.ts';
 import { expandIndustry } from '../../mappings/industries.ts';
 import { normalizeDomain } from '../../mappings/normalize.ts';
-import { DMAS, STATE_CODES } from '../../mappings/reference.ts';
+import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { invalid, type ErrorDetail } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
@@ -94,13 +94,12 @@ const KINDS: Record<FilterKind, Build> = {
 function personGeo(q: Query, problems: ErrorDetail[]): Clause | null {
   const one = (k: string) => (Array.isArray(q[k]) ? (q[k] as string[])[0] : (q[k] as string | undefined));
   const states = (one('person_states') ?? '').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
-  const dmas = (one('person_dmas') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const { dmas, unknown: unknownDmas } = parseDmas(one('person_dmas') ?? '');
   const mode = one('person_geo_mode') ?? 'state';
   if (!['state', 'dma'].includes(mode)) problems.push({ field: 'person_geo_mode', issue: 'invalid_value', expected: ['state', 'dma'] });
   if (states.some((s) => !STATE_CODES.includes(s))) problems.push({ field: 'person_states', issue: 'invalid_state', expected: STATE_CODES });
-  const known = dmas.map((d) => DMAS.find((x) => x.toLowerCase() === d.toLowerCase()));
-  if (known.some((x) => !x)) problems.push({ field: 'person_dmas', issue: 'invalid_value', expected: DMAS });
-  if (dmas.length && (!states.length || mode === 'dma')) return { terms: { person_dma: known } };
+  if (unknownDmas.length) problems.push({ field: 'person_dmas', issue: 'invalid_value', expected: DMAS });
+  if (dmas.length && (!states.length || mode === 'dma')) return { terms: { person_dma: dmas } };
   return states.length ? { terms: { person_state: states } } : null;
 }
 

@@ -4,7 +4,7 @@
  * naming the parameter. The query builder (query.ts) consumes the result.
  */
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
-import { DMAS, LEAD_TYPES, STATE_CODES } from '../../mappings/reference.ts';
+import { DMAS, LEAD_TYPES, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import { SIGNAL_NAMES } from '../../mappings/signals.ts';
 import { ApiError, forbidden, invalid, type ErrorDetail } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
@@ -165,8 +165,9 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
   const signalMatch = choice(q, 'signal_match', ['any', 'all'] as const, 'any', details);
   const states = list(q, 'states', details).map((s) => s.toUpperCase());
   if (states.some((s) => !STATE_CODES.includes(s))) details.push({ field: 'states', issue: 'invalid_state', expected: STATE_CODES });
-  const dmas = list(q, 'dmas', details);
-  const unknownDmas = dmas.filter((d) => !DMAS.some((x) => x.toLowerCase() === d.toLowerCase()));
+  const dmasRaw = one(q, 'dmas');
+  const { dmas, unknown: unknownDmas } = parseDmas(dmasRaw ?? '');
+  if (dmasRaw !== undefined && !dmas.length && !unknownDmas.length) details.push({ field: 'dmas', issue: 'missing_value' });
   if (unknownDmas.length) details.push({ field: 'dmas', issue: 'invalid_value', expected: DMAS });
   const geoMode = choice(q, 'geo_mode', ['state', 'dma'] as const, 'state', details);
   const tags = list(q, 'tags', details);
@@ -234,7 +235,7 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
     signals,
     signalMatch,
     states,
-    dmas: dmas.map((d) => DMAS.find((x) => x.toLowerCase() === d.toLowerCase()) as string),
+    dmas,
     geoMode,
     cf,
     eb,

@@ -52,9 +52,24 @@ const CF: Record<NonNullable<FieldDef['cf']>, (c: CfFilter) => Clause[]> = {
 
 function numericCf(c: CfFilter): Clause[] {
   const out: Clause[] = [];
-  if (c.ranges.length) out.push({ range: { [c.field.name]: Object.fromEntries(c.ranges.map((r) => [r.op, r.value])) } });
+  if (c.ranges.length) out.push({ range: { [c.field.name]: tightestBounds(c.ranges) } });
   if (c.values.length) out.push({ terms: { [c.field.name]: c.values } });
   return out;
+}
+
+/**
+ * Every bound given must hold, so each side keeps its tightest: the highest lower bound and the
+ * lowest upper bound, the strict operator winning a tie (`gte:10,gt:10` is `gt:10`).
+ */
+export function tightestBounds(ranges: CfFilter['ranges']): Record<string, number> {
+  let lower: { op: string; value: number } | null = null;
+  let upper: { op: string; value: number } | null = null;
+  for (const r of ranges) {
+    if (r.op === 'gt' || r.op === 'gte') {
+      if (!lower || r.value > lower.value || (r.value === lower.value && r.op === 'gt')) lower = r;
+    } else if (!upper || r.value < upper.value || (r.value === upper.value && r.op === 'lt')) upper = r;
+  }
+  return { ...(lower ? { [lower.op]: lower.value } : {}), ...(upper ? { [upper.op]: upper.value } : {}) };
 }
 
 /** Geography: states or dmas; with both, geo_mode chooses. */

@@ -67,6 +67,21 @@ t('every row honours every filter; total_count = count_only = rows walked', asyn
   assert.is(rows.length, big.body.meta.total_count);
 });
 
+t('dmas: names holding a comma ("Rochester, NY") filter as one market; bounds on one side all hold', async () => {
+  const dmas = 'Columbus, OH,Portland, OR,Washington, DC (Hagrstwn),New York';
+  const res = await get(`/v1/companies?dmas=${encodeURIComponent(dmas)}&page_size=500&fields=dma`);
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  const wanted = ['Columbus, OH', 'Portland, OR', 'Washington, DC (Hagrstwn)', 'New York'];
+  assert.ok(res.body.data.length > 0);
+  for (const r of res.body.data) assert.ok(wanted.includes(r.dma), r.dma);
+  assert.ok(res.body.data.some((r: Row) => r.dma.includes(',')), 'some rows are in a comma-named market');
+  assertError(await get(`/v1/companies?dmas=${encodeURIComponent('Columbus, Nowhere')}`), 400, 'VALIDATION_ERROR', 'dmas', 'invalid_value');
+  const tight = await get('/v1/companies?cf[total_number_of_employees]=gte:5,gte:1,gt:20,lt:900,lte:2000&page_size=500&fields=total_number_of_employees');
+  assert.is(tight.status, 200, JSON.stringify(tight.body));
+  assert.ok(tight.body.data.length > 0);
+  for (const r of tight.body.data) assert.ok(r.total_number_of_employees > 20 && r.total_number_of_employees < 900, String(r.total_number_of_employees));
+});
+
 t('order is sort_by, sort_dir, then id; pages 0..k concatenate to one big page, across the from/size window', async () => {
   for (const [sort, dir] of [['company_name', 'asc'], ['total_number_of_employees', 'desc'], ['company_name', 'desc']] as const) {
     const base = `/v1/companies?states=CA,TX,NY,FL&sort_by=${sort}&sort_dir=${dir}&fields=company_name,total_number_of_employees`;
