@@ -7,6 +7,11 @@
  * API's `explain=true`), and prints p50/p99, req/s and the API/direct ratio:
  *   (a) a filtered list page, (b) a fuzzy search, (c) page 200 of a filtered walk (pages
  *   0..199 walked first, as a client does; and its page 0, for the page-200/page-0 ratio), (d) a personnel list with company-side filters.
+ * For each it also measures the floor (bench/floor-proxy.mjs, a bare Node proxy of the same
+ * request) and the CPU per request of the API, Elasticsearch, Redis and the load generator,
+ * read from /proc: on a CPU-bound machine the p50 ratio follows the CPU per request.
+ * `--only <text>` runs the scenarios whose label holds it; `--profile DIR` writes a V8 CPU
+ * profile of the API process there.
  */
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
@@ -15,7 +20,8 @@ import { join } from 'node:path';
 const ROOT = new URL('..', import.meta.url).pathname;
 import { loadConfig } from '../server/config.ts';
 import { createServices } from '../server/context.ts';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ensureEs } from '../server/local/es-local.ts';
@@ -24,7 +30,7 @@ import { generate } from '../ingest/generate/index.ts';
 import { ingestFile } from '../ingest/run.ts';
 import { resourceCounts } from '../ingest/demo.ts';
 
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, 'load-only': { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, 'load-only': { type: 'boolean', default: false }, only: { type: 'string' }, profile: { type: 'string' } } });
 const rows = Number(args.rows);
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq`, rateLimitPerMinute: 100_000_000, crawlThreshold: 100_000_000, dailyRowCap: 2_000_000_000 });
@@ -48,21 +54,48 @@ interface Result {
   p99: number;
 }
 
-async function measure(opts: autocannon.Options): Promise<Result> {
+/** CPU seconds (user + system) a process has used, from /proc (Linux); 0 elsewhere. */
+function cpuSeconds(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pids whose CPU a measurement accounts: the API, Elasticsearch, Redis. */
+function pidsOf(pattern: string): number[] {
+  const r = spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' });
+  return (r.stdout ?? '').split('\n').filter(Boolean).map(Number);
+}
+
+/** Runs `fn` and returns, with its result, the CPU ms per request each process spent. */
+async function accounted(procs: Record<string, number[]>, fn: () => Promise<Result & { total: number }>): Promise<Result & { cpu: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, pids.reduce((a, p) => a + cpuSeconds(p), 0)]));
+  const res = await fn();
+  const cpu: Record<string, number> = {};
+  for (const [k, pids] of Object.entries(procs)) cpu[k] = Number((((pids.reduce((a, p) => a + cpuSeconds(p), 0) - before[k]) * 1000) / Math.max(1, res.total)).toFixed(2));
+  return { rps: res.rps, p50: res.p50, p99: res.p99, cpu };
+}
+
+async function measure(opts: autocannon.Options): Promise<Result & { total: number }> {
   const res = await autocannon({ connections: Number(args.connections), duration: Number(args.duration), ...opts });
   if (res.non2xx || res.errors) throw new Error(`${opts.url}: ${res.non2xx} non-2xx, ${res.errors} errors`);
-  return { rps: Math.round(res.requests.average), p50: res.latency.p50, p99: res.latency.p99 };
+  return { rps: Math.round(res.requests.average), p50: res.latency.p50, p99: res.latency.p99, total: res.requests.total };
 }
 
 /** `bintel serve` in a child process on a free port, with the bench's namespace and limits. */
-async function spawnServer(): Promise<{ url: string; close: () => Promise<void> }> {
+async function spawnServer(): Promise<{ pid: number; url: string; close: () => Promise<void> }> {
   const port = await new Promise<number>((resolve) => {
     const srv = createServer().listen(0, '127.0.0.1', () => {
       const p = (srv.address() as AddressInfo).port;
       srv.close(() => resolve(p));
     });
   });
-  const child = spawn(process.execPath, [join(ROOT, 'bin/bintel.js'), 'serve', '--port', String(port)], {
+  // --profile DIR: the API process writes a V8 CPU profile there when it exits.
+  const prof = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
+  const child = spawn(process.execPath, [...prof, join(ROOT, 'bin/bintel.js'), 'serve', '--port', String(port)], {
     env: { ...process.env, BINTEL_NAMESPACE: config.namespace, LOG_LEVEL: 'silent', BINTEL_RATE_LIMIT_PER_MIN: '100000000', BINTEL_CRAWL_THRESHOLD: '100000000', BINTEL_DAILY_ROW_CAP: '2000000000' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -71,7 +104,31 @@ async function spawnServer(): Promise<{ url: string; close: () => Promise<void> 
     child.once('exit', (code) => reject(new Error(`bintel serve exited with ${code}`)));
   });
   return {
+    pid: child.pid!,
     url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+/** The floor proxy (bench/floor-proxy.mjs) for one search, in its own process. */
+async function spawnFloor(index: string, body: unknown): Promise<{ pid: number; url: string; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bench/floor-proxy.mjs')], {
+    env: { ...process.env, FLOOR_ES: config.esUrl, FLOOR_PATH: `/${index}/_search`, FLOOR_BODY: JSON.stringify(body) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`floor proxy exited with ${code}`)));
+  });
+  return {
+    pid: child.pid!,
+    url: `http://127.0.0.1:${port}/`,
     close: () => new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
@@ -100,9 +157,13 @@ async function main(): Promise<void> {
     ['(d) personnel, company-side filters', '/v1/personnel?lead_type=company&industries=Offices%20of%20Physicians&employee_bands=11-50,51-200&seniority=C-suite,VP-Director&page_size=25'],
   ];
   const auth = { authorization: `Bearer ${secret}` };
+  // CPU per request of each process, to say where the API's added time goes.
+  const procs = { api: [running.pid], elasticsearch: pidsOf('org.elasticsearch.bootstrap.Elasticsearch'), redis: pidsOf('redis-server'), bench: [process.pid] };
   const lines: string[] = [];
+  const cpuLines: string[] = [];
+  const floorLines: string[] = [];
   const out: Record<string, unknown> = {};
-  for (const [label, path] of scenarios) {
+  for (const [label, path] of scenarios.filter(([l]) => !args.only || l.includes(args.only))) {
     // Page 200 of a walk: the client has walked pages 0..199 (the server remembers where each ended).
     const deepPage = /[?&]page=(\d+)/.exec(path);
     for (let page = 0; deepPage && page < Number(deepPage[1]); page++) {
@@ -112,15 +173,24 @@ async function main(): Promise<void> {
     const ex = await fetch(`${running.url}${path}&explain=true`, { headers: auth }).then((r) => r.json() as Promise<{ meta: { explain: { index: string; body: unknown } } }>);
     const { index, body } = ex.meta.explain;
     await measure({ url: running.url + path, headers: auth, duration: 2 });
-    const api = await measure({ url: running.url + path, headers: auth });
-    const direct = await measure({ url: `${config.esUrl}/${index}/_search`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const api = await accounted(procs, () => measure({ url: running.url + path, headers: auth }));
+    const direct = await accounted(procs, () => measure({ url: `${config.esUrl}/${index}/_search`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    const proxy = await spawnFloor(index, body);
+    const floor = await accounted({ ...procs, api: [proxy.pid] }, () => measure({ url: proxy.url }));
+    await proxy.close();
     const ratio = api.p50 / Math.max(direct.p50, 0.001);
-    out[label] = { api, direct, p50_ratio: Number(ratio.toFixed(2)) };
+    const floorRatio = floor.p50 / Math.max(direct.p50, 0.001);
+    out[label] = { api, direct, floor, p50_ratio: Number(ratio.toFixed(2)), floor_p50_ratio: Number(floorRatio.toFixed(2)) };
+    floorLines.push(`| ${label} | ${floor.p50} / ${floor.p99} | ${floor.rps} | ${floorRatio.toFixed(2)} | ${floor.cpu.api} |`);
+    cpuLines.push(`| ${label} | ${api.cpu.api} | ${api.cpu.elasticsearch} / ${direct.cpu.elasticsearch} | ${api.cpu.redis} | ${api.cpu.bench} / ${direct.cpu.bench} |`);
     lines.push(`| ${label} | ${api.p50} / ${api.p99} | ${api.rps} | ${direct.p50} / ${direct.p99} | ${direct.rps} | ${ratio.toFixed(2)} |`);
   }
-  const p0 = out['(c) page 0 of a filtered walk'] as { api: Result };
-  const p200 = out['(c) page 200 of a filtered walk'] as { api: Result };
-  process.stdout.write(`\n| scenario | API p50 / p99 (ms) | API req/s | direct p50 / p99 (ms) | direct req/s | API/direct p50 |\n|---|---|---|---|---|---|\n${lines.join('\n')}\n\npage 200 / page 0 (API p50): ${(p200.api.p50 / Math.max(p0.api.p50, 0.001)).toFixed(2)}\n`);
+  const p0 = out['(c) page 0 of a filtered walk'] as { api: Result } | undefined;
+  const p200 = out['(c) page 200 of a filtered walk'] as { api: Result } | undefined;
+  const depth = p0 && p200 ? `\npage 200 / page 0 (API p50): ${(p200.api.p50 / Math.max(p0.api.p50, 0.001)).toFixed(2)}\n` : '';
+  process.stdout.write(`\n| scenario | API p50 / p99 (ms) | API req/s | direct p50 / p99 (ms) | direct req/s | API/direct p50 |\n|---|---|---|---|---|---|\n${lines.join('\n')}\n${depth}`);
+  process.stdout.write(`\nCPU ms per request (API run; Elasticsearch and the load generator also in the direct run):\n\n| scenario | API process | Elasticsearch API / direct | Redis | autocannon API / direct |\n|---|---|---|---|---|\n${cpuLines.join('\n')}\n`);
+  process.stdout.write(`\nFloor: a bare Node proxy (bench/floor-proxy.mjs: http server, undici pool, JSON parse and re-serialize; no auth, Redis, routing or shaping):\n\n| scenario | floor p50 / p99 (ms) | floor req/s | floor/direct p50 | floor CPU ms/req |\n|---|---|---|---|---|\n${floorLines.join('\n')}\n`);
   process.stdout.write(`${JSON.stringify({ rows, connections: Number(args.connections), duration_s: Number(args.duration), results: out })}\n`);
   await running.close();
   await services.close();
