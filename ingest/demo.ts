@@ -1,15 +1,16 @@
 /**
  * Demo and sandbox data: generated with the platform's generator and loaded in order,
- * unless the namespace already serves every resource.
+ * unless the namespace already serves every resource from an index built with the current
+ * mapping (an older one is loaded again: the data is seeded, so it is the same data).
  */
 import { join } from 'node:path';
 import type { Config } from '../server/config.ts';
 import { sandboxNamespace } from '../server/config.ts';
 import type { Es } from '../server/adapters/es.ts';
-import { ENTITY_NAMES } from '../mappings/index.ts';
+import { ENTITY_NAMES, entity } from '../mappings/index.ts';
 import type { EntityName } from '../mappings/types.ts';
 import { generate } from './generate/index.ts';
-import { liveIndex } from './indices.ts';
+import { listVersions, liveIndex } from './indices.ts';
 import { ingestFile } from './run.ts';
 
 export interface DemoSizes {
@@ -45,9 +46,14 @@ export async function ensureData(
 ): Promise<{ loaded: boolean; counts: Record<EntityName, number | null> }> {
   const ns = opts.sandbox ? sandboxNamespace(config.namespace) : config.namespace;
   const before = await resourceCounts(es, ns);
-  if (ENTITY_NAMES.every((n) => (before[n] ?? 0) > 0)) return { loaded: false, counts: before };
-  const dir = join(config.home, 'data', opts.sandbox ? 'sandbox' : 'demo');
-  opts.log(`generating ${opts.sandbox ? 'sandbox' : 'demo'} data into ${dir}`);
+  const what = opts.sandbox ? 'sandbox' : 'demo';
+  if (ENTITY_NAMES.every((n) => (before[n] ?? 0) > 0)) {
+    const versions = await Promise.all(ENTITY_NAMES.map((n) => listVersions(es, ns, entity(n))));
+    if (!versions.some((vs) => vs.find((v) => v.live)?.stale)) return { loaded: false, counts: before };
+    opts.log(`${what} data was built with an older mapping; loading it again`);
+  }
+  const dir = join(config.home, 'data', what);
+  opts.log(`generating ${what} data into ${dir}`);
   const gen = await generate({ out: dir, seed: opts.seed, ...opts.sizes });
   for (const name of ENTITY_NAMES) {
     const s = await ingestFile(config, name, gen.files[name], { sandbox: opts.sandbox, progress: null }, es);

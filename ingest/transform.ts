@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { companion, isSearchable } from '../mappings/es-mapping.ts';
-import { foldText, normalizeFolded } from '../mappings/normalize.ts';
+import { foldText, normalizeFolded, normalizeName } from '../mappings/normalize.ts';
 import type { Doc, EntityDef, EntityName, FieldDef, JoinDef } from '../mappings/types.ts';
 import { checkId, coerceField, isBlank, type FieldIssue } from './validate.ts';
 
@@ -120,11 +120,14 @@ function addCompanions(doc: Doc, f: FieldDef): void {
   if (!isSearchable(f)) return;
   const norm = normalizeFolded(folded);
   doc[companion.norm(f.name)] = norm;
-  // Two compact forms: of the normalized name and of the whole folded name, so a missing
-  // space next to "The" or a legal suffix ("TheHall Company") still meets one of them.
-  const compactNorm = norm.replace(/ /g, '');
-  const compactFull = folded.replace(/ /g, '');
-  doc[companion.compact(f.name)] = compactNorm === compactFull ? compactNorm : [compactNorm, compactFull];
+  // Compact forms: of the normalized name and of the whole folded name, so a missing space
+  // next to "The" or a legal suffix ("TheHall Company") still meets one of them; and, for a
+  // name with '&' (folded to "and"), of the name without it, since people type "AT&T" as
+  // "ATT" and "A&A Interiors" as "AA Interiors".
+  const compacts = new Set([norm.replace(/ /g, ''), folded.replace(/ /g, '')]);
+  if (v.includes('&')) compacts.add(normalizeName(v.replace(/&/g, '')).replace(/ /g, ''));
+  compacts.delete('');
+  doc[companion.compact(f.name)] = compacts.size === 1 ? [...compacts][0] : [...compacts];
 }
 
 /**

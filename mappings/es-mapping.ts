@@ -89,11 +89,18 @@ export function esSettings(shape: IndexShape): Mapping {
 }
 
 /**
- * A short hash of the generated mapping: stored in the index `_meta`, so `bintel indices`
+ * Version of what ingest computes into the mapped fields (companion values such as the compact
+ * forms of names): bump it when that changes, so older indices show as stale (`bintel indices`)
+ * and `bintel reindex` rebuilds them. 2: compact form of names without their '&'.
+ */
+export const DOC_LAYOUT = 2;
+
+/**
+ * A short hash of the generated mapping and DOC_LAYOUT: stored in the index `_meta`, so `bintel indices`
  * can tell when the live index was built with an older definition (then `bintel reindex`).
  */
 export function mappingHash(def: EntityDef): string {
   const props: Record<string, Mapping> = {};
   for (const f of def.fields) for (const [name, m] of fieldMappings(f)) props[name] = m;
-  return createHash('sha1').update(JSON.stringify(props)).digest('hex').slice(0, 12);
+  return createHash('sha1').update(JSON.stringify({ props, layout: DOC_LAYOUT })).digest('hex').slice(0, 12);
 }

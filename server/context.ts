@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { sandboxNamespace } from './config.ts';
 import { createEs, type Es } from './adapters/es.ts';
+import { createEsSearch, type EsSearch } from './adapters/es-search.ts';
 import { createRedis, type RedisClient } from './adapters/redis.ts';
 import { redisKeys, type RedisKeys } from './redis-keys.ts';
 import { KeyService } from './services/keys.ts';
@@ -17,6 +18,8 @@ export interface Services {
   config: Config;
   log: Logger;
   es: Es;
+  /** The lean search path of list calls (adapters/es-search.ts). */
+  esSearch: EsSearch;
   redis: RedisClient;
   /** Redis key names (one namespace for live and sandbox: keys, credits and tags are not data). */
   rk: RedisKeys;
@@ -33,6 +36,7 @@ export interface Services {
 export function createServices(config: Config, opts: { log?: Logger } = {}): Services {
   const log = opts.log ?? pino({ level: config.logLevel, base: { service: 'bintel' }, redact: ['req.headers.authorization', 'secret'] });
   const es = createEs(config);
+  const esSearch = createEsSearch(config.esUrl);
   const redis = createRedis(config);
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
   const rk = redisKeys(config.namespace);
@@ -40,6 +44,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     config,
     log,
     es,
+    esSearch,
     redis,
     rk,
     keys: new KeyService(redis, rk),
@@ -50,7 +55,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     close: async () => {
       redis.disconnect();
-      await es.close();
+      await Promise.all([es.close(), esSearch.close()]);
     },
   };
 }

@@ -18,8 +18,8 @@ export interface RedisKeys {
   usage(org: string, keyId: string): string;
   /** Daily rows of a key (expires after the day). */
   dailyRows(org: string, keyId: string, day: string): string;
-  /** Crawl-detection state of a key for one filter fingerprint. */
-  crawl(keyId: string, fingerprint: string): string;
+  /** Crawl-detection state of a key for one filter fingerprint, in the org's slot (the debit script takes both). */
+  crawl(org: string, keyId: string, fingerprint: string): string;
   /** Tag records and indexes of one user. */
   tagRecord(scope: string, tagId: string): string;
   tagPair(scope: string, entityType: string, entityId: string, tag: string): string;
@@ -49,7 +49,7 @@ export function redisKeys(ns: string): RedisKeys {
     credits: (o: string) => `${org(o)}:credits`,
     usage: (o: string, id: string) => `${org(o)}:usage:${id}`,
     dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,
-    crawl: (id: string, fp: string) => `${p}crawl:${id}:${fp}`,
+    crawl: (o: string, id: string, fp: string) => `${org(o)}:crawl:${id}:${fp}`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
     tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,
     tagEntities: (s: string, t: string, tag: string) => `${user(s)}:ents:${t}:${tag}`,

@@ -6,6 +6,7 @@ import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { ApiError } from '../errors.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
+import { crawlDetected, type CrawlStep } from '../services/crawl.ts';
 import type { EntityName, Tier } from '../../mappings/types.ts';
 
 export interface Charge {
@@ -13,13 +14,21 @@ export interface Charge {
   credits: number;
 }
 
-/** Charges `rows` rows or throws 402 INSUFFICIENT_CREDITS / 429 DAILY_CAP_EXCEEDED (nothing charged). */
-export async function chargeRows(services: Services, auth: AuthState, resource: EntityName, tier: Tier, rows: number, signals: readonly string[] = []): Promise<Charge> {
-  if (auth.sandbox || rows === 0) return { milli: 0, credits: 0 };
+/**
+ * Charges `rows` rows or throws 402 INSUFFICIENT_CREDITS / 429 DAILY_CAP_EXCEEDED (nothing
+ * charged). A list page passes its crawl step, taken in the same Redis script as the debit
+ * (429 CRAWL_DETECTED, nothing charged, when the page continues a crawl).
+ */
+export async function chargeRows(services: Services, auth: AuthState, resource: EntityName, tier: Tier, rows: number, signals: readonly string[] = [], crawl?: CrawlStep): Promise<Charge> {
+  if (auth.sandbox || rows === 0) {
+    if (crawl) await services.crawl.check(crawl);
+    return { milli: 0, credits: 0 };
+  }
   const price = rowPrice(resource, tier, signals);
   const milli = rows * (price.base + price.signals);
   const day = new Date().toISOString().slice(0, 10);
-  const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, milli, rows, dailyRows: rows, dailyCap: services.config.dailyRowCap, day });
+  const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, milli, rows, dailyRows: rows, dailyCap: services.config.dailyRowCap, day }, crawl);
+  if (res.outcome === 'crawl') throw crawlDetected(res.run, crawl?.windowS ?? 0);
   if (res.outcome === 'insufficient') {
     throw new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits; the organization has ${toCredits(res.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
   }

@@ -7,9 +7,10 @@ import { expandIndustry } from '../../mappings/industries.ts';
 import { normalizeDomain } from '../../mappings/normalize.ts';
 import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import type { EntityDef } from '../../mappings/types.ts';
-import { invalid, type ErrorDetail } from '../errors.ts';
+import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
+import { MAX_MATCH_CHARS, tooLong } from './params.ts';
 import type { KeyRecord } from '../services/keys.ts';
-import { assertFieldsAllowed } from '../services/tiers.ts';
+import { advancedAmong } from '../services/tiers.ts';
 
 type Clause = Record<string, unknown>;
 type Query = Record<string, string | string[]>;
@@ -124,6 +125,7 @@ export function resourceFilters(def: EntityDef, key: KeyRecord, q: Query): { cla
       problems.push({ field: fd.param, issue: 'missing_value' });
       continue;
     }
+    if ((fd.kind === 'substring' || fd.kind === 'id_or_name' || fd.kind === 'text') && tooLong(fd.param, values, MAX_MATCH_CHARS, problems)) continue;
     const clause = KINDS[fd.kind](fd, values, problems);
     if (clause) clauses.push(clause);
     if (!(fd.kind === 'year_or_latest' && values[0] === 'latest')) present.push(fd.param);
@@ -138,9 +140,11 @@ export function resourceFilters(def: EntityDef, key: KeyRecord, q: Query): { cla
   if (problems.length) throw invalid(problems);
   // Filters on advanced-tier fields (has_phone) need an advanced key.
   // filing_year=latest is the default and adds no condition: any key may say it.
-  const used = FILTERS[def.name]
-    .filter((x) => q[x.param] !== undefined && !(x.kind === 'year_or_latest' && valuesOf(x, q[x.param])[0] === 'latest'))
-    .flatMap((x) => x.fields.map((f) => f.split('.')[0]));
-  assertFieldsAllowed(key, def, used, 'filters');
+  const advanced = FILTERS[def.name].filter(
+    (x) => q[x.param] !== undefined && !(x.kind === 'year_or_latest' && valuesOf(x, q[x.param])[0] === 'latest') && advancedAmong(key, def, x.fields.map((f) => f.split('.')[0])).length > 0,
+  );
+  if (advanced.length) {
+    throw new ApiError('FORBIDDEN', `${advanced.map((x) => x.param).join(', ')}: ${advanced.length > 1 ? 'filters' : 'a filter'} on advanced-tier fields; this key is basic`, advanced.map((x) => ({ field: x.param, issue: 'advanced_filter' })));
+  }
   return { clauses, present };
 }

@@ -10,7 +10,7 @@ import { ApiError, forbidden, invalid, type ErrorDetail } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { assertFieldsAllowed, assertSortAllowed, keyTier } from '../services/tiers.ts';
 import { FORMATS, project, type Format, type Projection } from './projection.ts';
-import { one } from './params.ts';
+import { MAX_MATCH_CHARS, MAX_SEARCH_CHARS, one, tooLong } from './params.ts';
 import { CRM_STATUSES, type CrmStatus } from '../services/crm.ts';
 
 export const PAGE_SIZE_DEFAULT = 25;
@@ -119,6 +119,7 @@ function cfFilter(def: EntityDef, column: string, raw: string, details: ErrorDet
     details.push({ field, issue: 'missing_value' });
     return null;
   }
+  if (f.cf === 'string' && tooLong(field, parts, MAX_MATCH_CHARS, details)) return null;
   const out: CfFilter = { field: f, ranges: [], values: [] };
   for (const p of parts) {
     const m = CF_OP.exec(p);
@@ -159,6 +160,7 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
   const dryRun = bool(q, 'dry_run', false, details);
   const searchRaw = one(q, 'search');
   if (searchRaw !== undefined && !searchRaw.trim()) details.push({ field: 'search', issue: 'missing_value' });
+  if (searchRaw !== undefined) tooLong('search', [searchRaw.trim()], MAX_SEARCH_CHARS, details);
   const signals = list(q, 'signals', details);
   const badSignals = signals.filter((s) => !SIGNAL_NAMES.includes(s));
   if (badSignals.length) details.push({ field: 'signals', issue: 'invalid_value', expected: SIGNAL_NAMES });
@@ -206,8 +208,8 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
 
   // Tier rules (403) after the 400s: an advanced sort, filter column or field with a basic key.
   assertSortAllowed(key, def, sortBy);
-  assertFieldsAllowed(key, def, cf.map((c) => c.field.name), 'cf');
-  assertFieldsAllowed(key, def, eb.map((f) => f.name), 'eb');
+  assertFieldsAllowed(key, def, cf.map((c) => c.field.name), (n) => `cf[${n}]`);
+  assertFieldsAllowed(key, def, eb.map((f) => f.name), (n) => `eb[${n}]`);
   const projection = project(def, key, { mode: one(q, 'mode'), fields: one(q, 'fields') });
   if (signals.length && def.name === 'personnel' && keyTier(key, def) !== 'advanced') {
     throw forbidden('signals on personnel is an advanced-tier filter; this key is basic', 'signals', 'advanced_filter');

@@ -46,7 +46,7 @@ async function searchAfterFor(services: Services, index: string, body: SearchBod
   let remaining = offset;
   while (remaining > 0) {
     const size = Math.min(remaining, MAX_RESULT_WINDOW);
-    const res = await services.es.search({ index, query: body.query, sort: body.sort as never, size, _source: false, track_total_hits: false, ...(after ? { search_after: after as never } : {}) });
+    const res = await services.esSearch.search(index, { query: body.query, sort: body.sort, size, _source: false, track_total_hits: false, ...(after ? { search_after: after } : {}) });
     const hits = res.hits.hits;
     if (!hits.length) return undefined;
     after = hits[hits.length - 1].sort as unknown[];
@@ -68,13 +68,14 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const given = rowsWanted && typeof q.cursor === 'string' ? decodeCursor(q.cursor, fp) : null;
   if (given && q.page !== undefined && Number(q.page) !== given.p) throw invalid({ field: 'page', issue: 'conflicts_with_cursor', expected: given.p });
   const page = given ? given.p : p.page;
-  // Everything Redis knows about this call, in parallel: tag ids, the org's CRM context
-  // (personnel rows carry crm_status), the crawl run, and the remembered end of the previous
-  // page (then this page is one search_after query, whatever its depth).
-  const [taggedIds, crm, , remembered] = await Promise.all([
+  // What the query needs from Redis, in one auto-pipelined batch: tag ids, the org's CRM
+  // context (personnel rows carry crm_status), and the remembered end of the previous page
+  // (then this page is one search_after query, whatever its depth). The page's crawl step is
+  // taken with its debit, after the search.
+  const crawl = rowsWanted ? services.crawl.step(auth.key.org, auth.key.id, fp, page) : undefined;
+  const [taggedIds, crm, remembered] = await Promise.all([
     p.tags.length ? services.tags.entityIdsWithAllTags(scopeOf(auth.key), def.name, p.tags.map((t) => normalizeTag(t, 'tags'))) : null,
     p.crmStatus.length || (rowsWanted && def.name === 'personnel') ? services.crm.context(auth.key.org) : null,
-    rowsWanted ? services.crawl.check(auth.key.id, fp, page) : null,
     rowsWanted && !given && page > 0 ? rememberedEnd(services, fp, page - 1) : null,
   ]);
   if (p.crmStatus.length && !crm) throw noCrmContext();
@@ -111,7 +112,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
       _source: { includes: p.projection.fields.map((f) => f.name).concat(['filing_year', 'lead_type']) },
       ...(deep || start ? (after ? { search_after: after } : {}) : { from: offset }),
     };
-    return services.es.search<Doc>({ index, ...(served as object) });
+    return services.esSearch.search<Doc>(index, served);
   };
   let res = start ? await search(start.a) : null;
   const moved = res && res.hits.hits.length > 0 && res.hits.hits[0]._index !== start?.g;
@@ -133,7 +134,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const end = last ? { f: fp, p: page + 1, a: last.sort as unknown[], g: last._index } : null;
   // The debit, the count-cache read and the page-end write leave in one Redis pipeline (same tick).
   const [charge, total] = await Promise.all([
-    chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals),
+    chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals, crawl),
     !p.includeCount ? undefined : res ? exactCount(services, def, q, body, res, hits[0]?._index ?? null) : services.es.count({ index, query: body.query }).then((c) => c.count),
     end ? remember(services, fp, page, end) : null,
   ]);

@@ -31,3 +31,19 @@ export const one = (q: Record<string, string | string[]>, name: string): string 
   const v = q[name];
   return Array.isArray(v) ? v[0] : v;
 };
+
+/**
+ * Longest text matched as a substring (cf[string columns], name/office filters). A contains-match
+ * builds an automaton that grows with the text; past a few thousand characters Elasticsearch
+ * refuses to build it, and no company, broker or person name comes near this length.
+ */
+export const MAX_MATCH_CHARS = 200;
+/** Longest free-text search. */
+export const MAX_SEARCH_CHARS = 500;
+
+/** Records a `too_long` problem for the first value over `max` characters; true when one was found. */
+export function tooLong(field: string, values: readonly string[], max: number, problems: ErrorDetail[]): boolean {
+  if (!values.some((v) => v.length > max)) return false;
+  problems.push({ field, issue: 'too_long', expected: `at most ${max} characters` });
+  return true;
+}

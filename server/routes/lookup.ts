@@ -187,5 +187,12 @@ export function lookupRoutes(services: Services): Router {
     await answer(ctx, services, personnel, s, data, count, { requested: eins.length });
   });
 
+  // GET on a batch path would otherwise reach the detail route as the id "batch".
+  for (const path of ['/v1/companies/batch', '/v1/personnel/batch']) {
+    r.get(path, (ctx) => {
+      throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; allowed: POST`, [{ field: 'method', issue: 'not_allowed' }]).withHeaders({ Allow: 'POST' });
+    });
+  }
+
   return r;
 }

@@ -6,6 +6,7 @@
  */
 import type { RedisClient } from '../adapters/redis.ts';
 import type { RedisKeys } from '../redis-keys.ts';
+import { crawlStepLua, type CrawlStep } from './crawl.ts';
 
 const DEBIT = `
 local amount = tonumber(ARGV[1])
@@ -27,12 +28,24 @@ end
 return {1, balance}
 `;
 
-export interface DebitResult {
-  /** charged, or refused because the pool cannot pay, or because the key's daily row cap would be passed. */
-  outcome: 'charged' | 'insufficient' | 'daily_cap';
-  /** Balance after the debit (or the unchanged balance when refused), milli-credits. */
-  balance: number;
-}
+/**
+ * A list page's crawl step, then its debit, in one script (one round trip, and a refused page
+ * is never charged): KEYS[4] is the crawl state, ARGV[5] the page, ARGV[6] the window, ARGV[7]
+ * the threshold. Both keys live in the organization's slot.
+ */
+const CRAWL_THEN_DEBIT = `${crawlStepLua(4, 5)}
+if run > tonumber(ARGV[7]) then return {3, run} end
+${DEBIT}`;
+
+export type DebitResult =
+  | {
+      /** charged, or refused because the pool cannot pay, or because the key's daily row cap would be passed. */
+      outcome: 'charged' | 'insufficient' | 'daily_cap';
+      /** Balance after the debit (or the unchanged balance when refused), milli-credits. */
+      balance: number;
+    }
+  /** Refused (with a crawl step): the page continues a crawl of `run` consecutive pages. */
+  | { outcome: 'crawl'; run: number };
 
 export interface Usage {
   credits_milli: number;
@@ -40,9 +53,12 @@ export interface Usage {
   queries: number;
 }
 
+const OUTCOMES = { 0: 'insufficient', 1: 'charged', 2: 'daily_cap' } as const;
+
 export class CreditService {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
     this.redis.defineCommand('bintelDebit', { numberOfKeys: 3, lua: DEBIT });
+    this.redis.defineCommand('bintelCrawlDebit', { numberOfKeys: 4, lua: CRAWL_THEN_DEBIT });
   }
 
   async balance(org: string): Promise<number> {
@@ -57,21 +73,17 @@ export class CreditService {
   /**
    * Charges `milli` to the org pool and records usage of the key (and `dailyRows` rows on
    * today's counter, which may not pass `dailyCap`; -1 for none) atomically; refuses without
-   * side effects when the pool cannot pay or the cap would be passed.
+   * side effects when the pool cannot pay or the cap would be passed. With `crawl`, the page's
+   * crawl step is taken first in the same script, and a page over the threshold is refused.
    */
-  async debit(req: { org: string; keyId: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string }): Promise<DebitResult> {
-    const run = (this.redis as unknown as { bintelDebit: (...a: (string | number)[]) => Promise<number[]> }).bintelDebit;
-    const [code, balance] = await run.call(
-      this.redis,
-      this.keys.credits(req.org),
-      this.keys.usage(req.org, req.keyId),
-      this.keys.dailyRows(req.org, req.keyId, req.day),
-      req.milli,
-      req.rows,
-      req.dailyRows,
-      req.dailyCap,
-    );
-    return { outcome: code === 1 ? 'charged' : code === 2 ? 'daily_cap' : 'insufficient', balance: Number(balance) };
+  async debit(req: { org: string; keyId: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string }, crawl?: CrawlStep): Promise<DebitResult> {
+    const cmd = crawl ? 'bintelCrawlDebit' : 'bintelDebit';
+    const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number[]>>)[cmd];
+    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), ...(crawl ? [crawl.key] : [])];
+    const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, ...(crawl ? [crawl.page, crawl.windowS, crawl.threshold] : [])];
+    const [code, value] = await run.call(this.redis, ...keys, ...args);
+    if (code === 3) return { outcome: 'crawl', run: Number(value) };
+    return { outcome: OUTCOMES[code as 0 | 1 | 2], balance: Number(value) };
   }
 
   async usage(org: string, keyId: string): Promise<Usage> {

@@ -20,16 +20,24 @@ function isAdvanced(key: KeyRecord, def: EntityDef, f: FieldDef): boolean {
   return f.tier === 'advanced';
 }
 
-/** 403 when any requested field is advanced and the key is basic for the resource. */
-export function assertFieldsAllowed(key: KeyRecord, def: EntityDef, fields: readonly string[], param = 'fields'): void {
-  if (keyTier(key, def) === 'advanced') return;
-  const advanced = fields.filter((name) => {
+/** The names among `fields` that are advanced for this key (none when the key is advanced). */
+export function advancedAmong(key: KeyRecord, def: EntityDef, fields: readonly string[]): string[] {
+  if (keyTier(key, def) === 'advanced') return [];
+  return fields.filter((name) => {
     const f = def.fields.find((x) => x.name === name);
     return f !== undefined && isAdvanced(key, def, f);
   });
+}
+
+/**
+ * 403 when any requested field is advanced and the key is basic for the resource; each detail
+ * names the parameter as the caller wrote it (`fields.total_premiums`, `cf[participants]`).
+ */
+export function assertFieldsAllowed(key: KeyRecord, def: EntityDef, fields: readonly string[], detailField: (name: string) => string = (n) => `fields.${n}`): void {
+  const advanced = advancedAmong(key, def, fields);
   if (advanced.length) {
-    const e = forbidden(`${advanced.join(', ')} ${advanced.length > 1 ? 'are advanced-tier fields' : 'is an advanced-tier field'}; this key is basic`, param, 'advanced_field');
-    e.details.splice(0, e.details.length, ...advanced.map((name) => ({ field: `${param}.${name}`, issue: 'advanced_field' })));
+    const e = forbidden(`${advanced.join(', ')} ${advanced.length > 1 ? 'are advanced-tier fields' : 'is an advanced-tier field'}; this key is basic`);
+    e.details.splice(0, e.details.length, ...advanced.map((name) => ({ field: detailField(name), issue: 'advanced_field' })));
     throw e;
   }
 }

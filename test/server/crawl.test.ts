@@ -6,6 +6,7 @@ import { createRedis } from '../../server/adapters/redis.ts';
 import { redisKeys } from '../../server/redis-keys.ts';
 import { CrawlGuard } from '../../server/services/crawl.ts';
 import { ApiError } from '../../server/errors.ts';
+import { assertError, loadFixtures, startHarness } from './harness.ts';
 
 const config = loadConfig();
 const redis = createRedis(config);
@@ -14,7 +15,7 @@ const guard = new CrawlGuard(redis, redisKeys(config.namespace), 5, 60);
 async function walk(key: string, fp: string, pages: number[]): Promise<number | null> {
   for (const p of pages) {
     try {
-      await guard.check(key, fp, p);
+      await guard.check(guard.step('org-crawl', key, fp, p));
     } catch (err) {
       assert.instance(err, ApiError);
       assert.is((err as ApiError).code, 'CRAWL_DETECTED');
@@ -45,6 +46,37 @@ test('runs are per key', async () => {
   assert.is(await walk(k1, 'fp', [0, 1, 2, 3]), null);
   assert.is(await walk(k2, 'fp', [0, 1, 2, 3]), null);
   assert.is(await walk(k1, 'fp', [4, 5]), 5);
+});
+
+test('over HTTP: the page after the threshold is 429 CRAWL_DETECTED with Retry-After, and costs nothing', async () => {
+  const h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1' });
+  const cleanup = await loadFixtures(h);
+  try {
+    const org = `org-${randomUUID().slice(0, 8)}`;
+    const { secret, key } = await h.key({ org });
+    await h.running.services.credits.grant(org, 10_000);
+    const get = (path: string) => h.call('GET', path, { secret });
+    const first = await get('/v1/companies?page_size=1&page=0');
+    assert.is(first.status, 200, JSON.stringify(first.body));
+    assert.is(first.body.meta.returned, 1);
+    assert.is(first.body.meta.has_more, true);
+    const before = await h.running.services.credits.balance(org);
+    assert.is(before, 10_000 - 250);
+    // Page 1 has a row: its crawl step and its debit are one script, and the debit does not happen.
+    const refused = await get('/v1/companies?page_size=1&page=1');
+    assertError(refused, 429, 'CRAWL_DETECTED', 'page', 'sequential_page_walking');
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+    assert.is(await h.running.services.credits.balance(org), before);
+    assert.is((await h.running.services.credits.usage(org, key.id)).queries, 1);
+    // Pages past the end cost nothing and still count: a jump restarts the run, the next page is refused.
+    assert.is((await get('/v1/companies?page_size=1&page=50')).status, 200);
+    assertError(await get('/v1/companies?page_size=1&page=51'), 429, 'CRAWL_DETECTED');
+    // Other filters are another run.
+    assert.is((await get('/v1/companies?page_size=1&page=1&states=TX')).status, 200);
+  } finally {
+    await cleanup();
+    await h.close();
+  }
 });
 
 test.run();

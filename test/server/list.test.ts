@@ -192,7 +192,7 @@ t('parameter errors name the field; tier errors are 403; limits hold', async () 
   assertError(bad, 400, 'VALIDATION_ERROR', 'sort_by', 'invalid_value');
   assert.ok(bad.body.error.details[0].expected.includes('company_name'));
   assertError(await get('/v1/companies?sort_by=total_premiums', basic), 403, 'FORBIDDEN', 'sort_by');
-  assertError(await get('/v1/companies?cf[participants]=gte:5&states=TX', basic), 403, 'FORBIDDEN', 'cf.participants');
+  assertError(await get('/v1/companies?cf[participants]=gte:5&states=TX', basic), 403, 'FORBIDDEN', 'cf[participants]');
   assertError(await get('/v1/companies?states=Texas'), 400, 'VALIDATION_ERROR', 'states', 'invalid_state');
   assertError(await get('/v1/companies?page_size=501&states=TX'), 400, 'VALIDATION_ERROR', 'page_size');
   assertError(await get('/v1/companies?page_size=26'), 400, 'FILTER_REQUIRED', 'page_size');
@@ -202,6 +202,11 @@ t('parameter errors name the field; tier errors are 403; limits hold', async () 
   assertError(await get('/v1/companies?cf[nope]=1'), 400, 'VALIDATION_ERROR', 'cf[nope]');
   assertError(await get('/v1/companies?colour=red'), 400, 'VALIDATION_ERROR', 'colour', 'unknown_field');
   assertError(await get('/v1/companies?signals=not_a_signal'), 400, 'VALIDATION_ERROR', 'signals');
+  // Contains-matches are bounded (a 3,000-character one made Elasticsearch refuse the automaton: a 500).
+  assertError(await get(`/v1/companies?cf[company_name]=${'a'.repeat(3000)}`), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'too_long');
+  assertError(await get(`/v1/companies?broker_office=${'a'.repeat(201)}`), 400, 'VALIDATION_ERROR', 'broker_office', 'too_long');
+  assertError(await get(`/v1/companies?search=${'a'.repeat(501)}`), 400, 'VALIDATION_ERROR', 'search', 'too_long');
+  assert.is((await get(`/v1/companies?cf[company_name]=${'a'.repeat(200)}`)).status, 200, 'the longest allowed contains-match is answered');
 });
 
 t('resource filters: every row honours them; industries expand across the NAICS subsector while cf[company_industry] stays strict', async () => {
@@ -236,7 +241,7 @@ t('resource filters: every row honours them; industries expand across the NAICS 
   assertError(await get('/v1/companies?industries=Nope'), 400, 'VALIDATION_ERROR', 'industries', 'invalid_value');
   assertError(await get('/v1/companies?funding_status=self'), 400, 'VALIDATION_ERROR', 'funding_status', 'invalid_value');
   assertError(await get('/v1/personnel?lead_type=company&job_function=HRX'), 400, 'VALIDATION_ERROR', 'job_function', 'invalid_value');
-  assertError(await get('/v1/personnel?lead_type=company&has_phone=true', basic), 403, 'FORBIDDEN');
+  assertError(await get('/v1/personnel?lead_type=company&has_phone=true', basic), 403, 'FORBIDDEN', 'has_phone', 'advanced_filter');
 });
 
 t('filing_year: a common parameter on every resource (personnel by the employer filing; brokers and offices only latest)', async () => {

@@ -84,4 +84,15 @@ t('personnel batch: contacts per EIN (page_size per input), lead_type required a
   assertError(await post('/v1/personnel/batch', { company_eins: Array.from({ length: 51 }, () => '123456789'), lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins', 'too_many_items');
 });
 
+t('batch paths take POST only: GET is 405 with Allow, not a detail read of the id "batch"', async () => {
+  for (const path of ['/v1/companies/batch', '/v1/personnel/batch?lead_type=company']) {
+    const res = await get(path);
+    assertError(res, 405, 'METHOD_NOT_ALLOWED', 'method', 'not_allowed');
+    assert.is(res.headers.get('allow'), 'POST', path);
+  }
+  const lookup = await h.call('POST', '/v1/companies/lookup', { secret, body: {} });
+  assertError(lookup, 405, 'METHOD_NOT_ALLOWED');
+  assert.ok(lookup.headers.get('allow')?.includes('GET'));
+});
+
 t.run();

@@ -718,7 +718,8 @@ t('all 400 problems come back together, before any 403', () => {
   assert.equal(e.details.map((d) => `${d.field}/${d.issue}`).sort(), ['eb[website]/invalid_value', 'page_size/out_of_range', 'states/invalid_state']);
   // The same advanced sort alone is a 403 for a basic key, and fine for an advanced one.
   expectError(() => params(companies, { sort_by: 'filing_year' }, BASIC), { status: 403, code: 'FORBIDDEN', field: 'sort_by', issue: 'advanced_sort' });
-  expectError(() => params(companies, { 'cf[participants]': 'gte:10' }, BASIC), { status: 403, code: 'FORBIDDEN', field: 'cf.participants', issue: 'advanced_field' });
+  expectError(() => params(companies, { 'cf[participants]': 'gte:10' }, BASIC), { status: 403, code: 'FORBIDDEN', field: 'cf[participants]', issue: 'advanced_field' });
+  expectError(() => params(companies, { 'eb[admin_email]': 'true' }, BASIC), { status: 403, code: 'FORBIDDEN', field: 'eb[admin_email]', issue: 'advanced_field' });
   assert.is(params(companies, { sort_by: 'filing_year' }).sortBy, 'filing_year');
 });
 
