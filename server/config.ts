@@ -30,6 +30,11 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** Rows per key per UTC day; dry runs do not count toward it, cache hits do. */
   readonly dailyRowCap: number;
+  /**
+   * Seconds during which rows an organization paid for are free to fetch again (a cache hit: the
+   * same rows, at the same tier and signals, from the same data load); 0 turns it off.
+   */
+  readonly cacheTtlS: number;
   /** Consecutive next-page requests of one filter combination before CRAWL_DETECTED. */
   readonly crawlThreshold: number;
   /** Totals up to this are counted by the page query; above, the first call says count_pending. */
@@ -71,6 +76,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} "${raw}" must be a positive integer`);
     return n;
   };
+  const nonNegative = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} "${raw}" must be a whole number of 0 or more`);
+    return n;
+  };
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT "${env.PORT}" is not a port number`);
   return Object.freeze({
     esUrl,
@@ -86,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerMinute: positive('BINTEL_RATE_LIMIT_PER_MIN', 600),
     dailyRowCap: positive('BINTEL_DAILY_ROW_CAP', 100_000),
+    cacheTtlS: nonNegative('BINTEL_CACHE_TTL_S', 600),
     crawlThreshold: positive('BINTEL_CRAWL_THRESHOLD', 30),
     pageWindow: Math.min(10_000, positive('BINTEL_PAGE_WINDOW', 10_000)),
     exactCountUpTo: positive('BINTEL_EXACT_COUNT_UP_TO', 10_000),

@@ -20,6 +20,8 @@ export interface RedisKeys {
   dailyRows(org: string, keyId: string, day: string): string;
   /** Crawl-detection state of a key for one filter fingerprint, in the org's slot (the debit script takes both). */
   crawl(org: string, keyId: string, fingerprint: string): string;
+  /** Receipt of rows an organization paid for (a later identical delivery is a free cache hit), in the org's slot. */
+  paid(org: string, delivery: string): string;
   /** Tag records and indexes of one user. */
   tagRecord(scope: string, tagId: string): string;
   tagPair(scope: string, entityType: string, entityId: string, tag: string): string;
@@ -50,6 +52,7 @@ export function redisKeys(ns: string): RedisKeys {
     usage: (o: string, id: string) => `${org(o)}:usage:${id}`,
     dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,
     crawl: (o: string, id: string, fp: string) => `${org(o)}:crawl:${id}:${fp}`,
+    paid: (o: string, d: string) => `${org(o)}:paid:${d}`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
     tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,
     tagEntities: (s: string, t: string, tag: string) => `${user(s)}:ents:${t}:${tag}`,

@@ -134,7 +134,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const end = last ? { f: fp, p: page + 1, a: last.sort as unknown[], g: last._index } : null;
   // The debit, the count-cache read and the page-end write leave in one Redis pipeline (same tick).
   const [charge, total] = await Promise.all([
-    chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals, crawl),
+    chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals, crawl, { generation: pageHits[0]?._index ?? '', ids: pageHits.map((h) => String(h._id)) }),
     !p.includeCount ? undefined : res ? exactCount(services, def, q, body, res, hits[0]?._index ?? null) : services.es.count({ index, query: body.query }).then((c) => c.count),
     end ? remember(services, fp, page, end) : null,
   ]);
@@ -149,6 +149,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
       ...(hasMore && end ? { next_cursor: encodeCursor(end) } : {}),
       ...tiers,
       credits_charged: charge.credits,
+      cache_hit: charge.cacheHit,
       applied_filters: appliedFilters(q),
       ...(explain ? { explain: { index, body: served } } : {}),
     },

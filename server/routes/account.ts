@@ -41,7 +41,7 @@ export function accountRoutes(services: Services): Router {
   r.get('/v1/credits', async (ctx) => {
     const key = requireScope(ctx, 'credits:read');
     const [balance, usage] = await Promise.all([services.credits.balance(key.org), services.credits.usage(key.org, key.id)]);
-    ok(ctx, { organization: key.org, balance: toCredits(balance), key_usage: { credits_used: toCredits(usage.credits_milli), rows_returned: usage.rows, queries: usage.queries } });
+    ok(ctx, { organization: key.org, balance: toCredits(balance), key_usage: { credits_used: toCredits(usage.credits_milli), rows_returned: usage.rows, queries: usage.queries, cache_hits: usage.cache_hits } });
   });
   return r;
 }

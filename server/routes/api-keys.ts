@@ -38,7 +38,7 @@ export function apiKeyRoutes(services: Services): Router {
 
   const withUsage = async (k: KeyRecord) => {
     const u = await services.credits.usage(k.org, k.id);
-    return { ...publicKey(k), credits_used: toCredits(u.credits_milli), rows_returned: u.rows, queries: u.queries };
+    return { ...publicKey(k), credits_used: toCredits(u.credits_milli), rows_returned: u.rows, queries: u.queries, cache_hits: u.cache_hits };
   };
 
   r.get('/v1/api-keys', async (ctx) => {

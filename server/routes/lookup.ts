@@ -20,7 +20,7 @@ import { aliasName } from '../../ingest/indices.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
 import { keyTier } from '../services/tiers.ts';
 import { bodyOf, validator } from '../validate.ts';
-import { chargeRows } from '../read/charge.ts';
+import { chargeRows, type Delivery } from '../read/charge.ts';
 import { FORMATS, flattenRow, project, shapeRow, type Format, type Projection } from '../read/projection.ts';
 import { one, readQuery } from '../read/params.ts';
 import { crmMarks, crmStatusOfHit, searchClause } from '../read/query.ts';
@@ -47,8 +47,12 @@ function shape(def: EntityDef, s: Shaping, doc: Doc, now: string, matched?: unkn
   return s.format === 'flat' ? flattenRow(row) : row;
 }
 
+/** The delivery of some hits (for cache hits): their concrete index and ids. */
+const deliveryOf = (hits: readonly { _index: string; _id?: string | null }[]): Delivery => ({ generation: hits[0]?._index ?? '', ids: hits.map((h) => String(h._id)) });
+
 /** Answers with rows (charged) or, for a dry run, the estimate for `rows` rows. */
-async function answer(ctx: Context, services: Services, def: EntityDef, s: Shaping, data: unknown, rows: number, extra: Record<string, unknown> = {}): Promise<void> {
+async function answer(ctx: Context, services: Services, def: EntityDef, s: Shaping, data: unknown, delivery: Delivery, extra: Record<string, unknown> = {}): Promise<void> {
+  const rows = delivery.ids.length;
   const auth = authOf(ctx);
   const tiers = { response_tier: s.projection.tier, key_tier: keyTier(auth.key, def) };
   if (s.dryRun) {
@@ -57,8 +61,8 @@ async function answer(ctx: Context, services: Services, def: EntityDef, s: Shapi
     ok(ctx, null, { dry_run: true, estimated_rows: rows, base_credits: toCredits(base), signal_credits: 0, estimated_credits: toCredits(base), ...tiers, credits_charged: 0, phase: 'internal-phase-1', ...extra });
     return;
   }
-  const charge = await chargeRows(services, auth, def.name, s.projection.tier, rows);
-  ok(ctx, data, { ...tiers, returned: rows, credits_charged: charge.credits, ...extra });
+  const charge = await chargeRows(services, auth, def.name, s.projection.tier, rows, [], undefined, delivery);
+  ok(ctx, data, { ...tiers, returned: rows, credits_charged: charge.credits, cache_hit: charge.cacheHit, ...extra });
 }
 
 const search = (services: Services, auth: AuthState, def: EntityDef, query: Record<string, unknown>, size: number, sort: unknown[] = [{ _score: 'desc' }, { id: 'asc' }]) =>
@@ -112,7 +116,7 @@ export function lookupRoutes(services: Services): Router {
     const doc = res.hits.hits[0]?._source;
     if (!doc) throw notFound('company', key);
     const matches = typeof res.hits.total === 'object' ? res.hits.total.value : res.hits.total;
-    await answer(ctx, services, companies, s, shape(companies, s, doc, new Date().toISOString()), 1, { matches });
+    await answer(ctx, services, companies, s, shape(companies, s, doc, new Date().toISOString()), deliveryOf(res.hits.hits.slice(0, 1)), { matches });
   });
 
   r.get('/v1/brokers/lookup', async (ctx) => {
@@ -134,7 +138,7 @@ export function lookupRoutes(services: Services): Router {
       if (near.hits.hits.length) e.details[0].suggestions = suggest(near.hits.hits);
       throw e;
     }
-    await answer(ctx, services, brokers, s, shape(brokers, s, hits[0]._source as Doc, new Date().toISOString()), 1);
+    await answer(ctx, services, brokers, s, shape(brokers, s, hits[0]._source as Doc, new Date().toISOString()), deliveryOf(hits));
   });
 
   r.post('/v1/companies/batch', async (ctx) => {
@@ -146,10 +150,16 @@ export function lookupRoutes(services: Services): Router {
     const unique = [...new Set(ids)];
     const res = await services.es.mget<Doc>({ index: aliasName(auth.dataNamespace, 'companies'), ids: unique });
     const found = new Map<string, Doc>();
-    for (const d of res.docs) if ('found' in d && d.found && d._source) found.set(d._id, d._source);
+    const delivered: { _index: string; _id: string }[] = [];
+    for (const d of res.docs) {
+      if ('found' in d && d.found && d._source) {
+        found.set(d._id, d._source);
+        delivered.push(d);
+      }
+    }
     const now = new Date().toISOString();
     const rows = unique.filter((id) => found.has(id)).map((id) => shape(companies, s, found.get(id) as Doc, now));
-    await answer(ctx, services, companies, s, rows, rows.length, { requested: unique.length, not_found: unique.filter((id) => !found.has(id)) });
+    await answer(ctx, services, companies, s, rows, deliveryOf(delivered), { requested: unique.length, not_found: unique.filter((id) => !found.has(id)) });
   });
 
   r.post('/v1/personnel/batch', async (ctx) => {
@@ -167,7 +177,7 @@ export function lookupRoutes(services: Services): Router {
     if (body.ids) {
       const res = await services.es.search<Doc>({ index, query: { bool: { filter: [side, { ids: { values: body.ids } }], ...marks } }, size: body.ids.length, sort: [{ id: 'asc' }] });
       const rows = res.hits.hits.map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries));
-      await answer(ctx, services, personnel, s, rows, rows.length, { requested: body.ids.length });
+      await answer(ctx, services, personnel, s, rows, deliveryOf(res.hits.hits), { requested: body.ids.length });
       return;
     }
     const eins = body.company_eins as string[];
@@ -177,14 +187,14 @@ export function lookupRoutes(services: Services): Router {
     const res = await services.es.msearch<Doc>({
       searches: eins.flatMap((e) => [{ index }, { query: { bool: { filter: [side, { term: { company_ein: normalizeEin(e) } }], ...marks } }, size, sort: [{ [companion.sort('last_name')]: 'asc' }, { id: 'asc' }] }]),
     });
-    let count = 0;
+    const delivered: { _index: string; _id?: string | null }[] = [];
     const data = eins.map((ein, i) => {
       const r0 = res.responses[i];
-      const contacts = 'hits' in r0 ? r0.hits.hits.map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries)) : [];
-      count += contacts.length;
-      return { company_ein: normalizeEin(ein), contacts };
+      const hits = 'hits' in r0 ? r0.hits.hits : [];
+      delivered.push(...hits);
+      return { company_ein: normalizeEin(ein), contacts: hits.map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries)) };
     });
-    await answer(ctx, services, personnel, s, data, count, { requested: eins.length });
+    await answer(ctx, services, personnel, s, data, deliveryOf(delivered), { requested: eins.length });
   });
 
   // GET on a batch path would otherwise reach the detail route as the id "batch".

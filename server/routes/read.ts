@@ -34,10 +34,10 @@ function leadType(def: EntityDef, q: Record<string, string | string[]>): string 
   return v;
 }
 
-async function getDoc(services: Services, ns: string, def: EntityDef, id: string): Promise<Doc | null> {
+async function getDoc(services: Services, ns: string, def: EntityDef, id: string): Promise<{ doc: Doc; index: string } | null> {
   if (!ID_RE.test(id)) return null;
   const res = await services.es.get<Doc>({ index: aliasName(ns, def.name), id }, { ignore: [404] });
-  return res.found && res._source ? res._source : null;
+  return res.found && res._source ? { doc: res._source, index: res._index } : null;
 }
 
 export function readRoutes(services: Services): Router {
@@ -60,16 +60,17 @@ export function readRoutes(services: Services): Router {
       const format = (one(q, 'format') ?? 'json') as Format;
       if (!FORMATS.includes(format)) throw invalid({ field: 'format', issue: 'invalid_value', expected: FORMATS });
       const projection = project(def, auth.key, { mode: one(q, 'mode'), fields: one(q, 'fields') });
-      const doc = await getDoc(services, auth.dataNamespace, def, ctx.params.id);
-      if (!doc || (side && doc.lead_type !== side)) throw notFound(def.label, 'id');
+      const got = await getDoc(services, auth.dataNamespace, def, ctx.params.id);
+      if (!got || (side && got.doc.lead_type !== side)) throw notFound(def.label, 'id');
+      const doc = got.doc;
       const extra: Record<string, unknown> = {};
       if (def.name === 'personnel') {
         extra.crm_status = (await crmStatusByIds(services, auth.key.org, def, aliasName(auth.dataNamespace, def.name), [String(doc.id)])).get(String(doc.id));
         if (one(q, 'mode') === 'full') extra.tags = await services.tags.namesOf(scopeOf(auth.key), 'personnel', String(doc.id));
       }
       const row = shapeRow(doc, projection.fields, { source: def.leadSource(doc), retrievedAt: new Date().toISOString(), extra });
-      const charge = await chargeRows(services, auth, def.name, projection.tier, 1);
-      ok(ctx, format === 'flat' ? flattenRow(row) : row, { credits_charged: charge.credits, response_tier: projection.tier, key_tier: keyTier(auth.key, def) });
+      const charge = await chargeRows(services, auth, def.name, projection.tier, 1, [], undefined, { generation: got.index, ids: [String(doc.id)] });
+      ok(ctx, format === 'flat' ? flattenRow(row) : row, { credits_charged: charge.credits, cache_hit: charge.cacheHit, response_tier: projection.tier, key_tier: keyTier(auth.key, def) });
     });
   }
   return r;

@@ -8,8 +8,19 @@ import type { RedisClient } from '../adapters/redis.ts';
 import type { RedisKeys } from '../redis-keys.ts';
 import { crawlStepLua, type CrawlStep } from './crawl.ts';
 
+/**
+ * KEYS: credits, usage, daily rows, receipt. ARGV: milli, rows, daily rows, daily cap, receipt
+ * TTL (0: no receipt). A delivery whose receipt exists is a cache hit: nothing is debited, but
+ * its rows still count toward the daily cap and the key's usage (rows, queries, cache_hits).
+ */
 const DEBIT = `
 local amount = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[5])
+local hit = 0
+if ttl > 0 and redis.call('EXISTS', KEYS[4]) == 1 then
+  hit = 1
+  amount = 0
+end
 local balance = tonumber(redis.call('GET', KEYS[1]) or '0')
 local cap = tonumber(ARGV[4])
 if cap >= 0 and tonumber(ARGV[3]) > 0 then
@@ -21,20 +32,22 @@ if amount > 0 then balance = redis.call('DECRBY', KEYS[1], amount) end
 redis.call('HINCRBY', KEYS[2], 'credits_milli', amount)
 redis.call('HINCRBY', KEYS[2], 'rows', tonumber(ARGV[2]))
 redis.call('HINCRBY', KEYS[2], 'queries', 1)
+if hit == 1 then redis.call('HINCRBY', KEYS[2], 'cache_hits', 1) end
 if tonumber(ARGV[3]) > 0 then
   redis.call('INCRBY', KEYS[3], tonumber(ARGV[3]))
   redis.call('EXPIRE', KEYS[3], 172800)
 end
-return {1, balance}
+if ttl > 0 and hit == 0 then redis.call('SET', KEYS[4], '1', 'EX', ttl) end
+return {1, balance, hit}
 `;
 
 /**
  * A list page's crawl step, then its debit, in one script (one round trip, and a refused page
- * is never charged): KEYS[4] is the crawl state, ARGV[5] the page, ARGV[6] the window, ARGV[7]
- * the threshold. Both keys live in the organization's slot.
+ * is never charged): KEYS[5] is the crawl state, ARGV[6] the page, ARGV[7] the window, ARGV[8]
+ * the threshold. Every key lives in the organization's slot.
  */
-const CRAWL_THEN_DEBIT = `${crawlStepLua(4, 5)}
-if run > tonumber(ARGV[7]) then return {3, run} end
+const CRAWL_THEN_DEBIT = `${crawlStepLua(5, 6)}
+if run > tonumber(ARGV[8]) then return {3, run} end
 ${DEBIT}`;
 
 export type DebitResult =
@@ -43,6 +56,8 @@ export type DebitResult =
       outcome: 'charged' | 'insufficient' | 'daily_cap';
       /** Balance after the debit (or the unchanged balance when refused), milli-credits. */
       balance: number;
+      /** Charged nothing: the receipt of the same delivery was still valid. */
+      cacheHit: boolean;
     }
   /** Refused (with a crawl step): the page continues a crawl of `run` consecutive pages. */
   | { outcome: 'crawl'; run: number };
@@ -51,14 +66,21 @@ export interface Usage {
   credits_milli: number;
   rows: number;
   queries: number;
+  cache_hits: number;
+}
+
+/** The receipt of a delivery, for cache hits: its Redis key and how long it stays valid. */
+export interface Receipt {
+  key: string;
+  ttlS: number;
 }
 
 const OUTCOMES = { 0: 'insufficient', 1: 'charged', 2: 'daily_cap' } as const;
 
 export class CreditService {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
-    this.redis.defineCommand('bintelDebit', { numberOfKeys: 3, lua: DEBIT });
-    this.redis.defineCommand('bintelCrawlDebit', { numberOfKeys: 4, lua: CRAWL_THEN_DEBIT });
+    this.redis.defineCommand('bintelDebit', { numberOfKeys: 4, lua: DEBIT });
+    this.redis.defineCommand('bintelCrawlDebit', { numberOfKeys: 5, lua: CRAWL_THEN_DEBIT });
   }
 
   async balance(org: string): Promise<number> {
@@ -75,20 +97,23 @@ export class CreditService {
    * today's counter, which may not pass `dailyCap`; -1 for none) atomically; refuses without
    * side effects when the pool cannot pay or the cap would be passed. With `crawl`, the page's
    * crawl step is taken first in the same script, and a page over the threshold is refused.
+   * With `receipt`, a delivery whose receipt is still valid is a cache hit (nothing debited);
+   * a charged one leaves its receipt for `receipt.ttlS` seconds.
    */
-  async debit(req: { org: string; keyId: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string }, crawl?: CrawlStep): Promise<DebitResult> {
+  async debit(req: { org: string; keyId: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string }, crawl?: CrawlStep, receipt?: Receipt): Promise<DebitResult> {
     const cmd = crawl ? 'bintelCrawlDebit' : 'bintelDebit';
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number[]>>)[cmd];
-    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), ...(crawl ? [crawl.key] : [])];
-    const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, ...(crawl ? [crawl.page, crawl.windowS, crawl.threshold] : [])];
-    const [code, value] = await run.call(this.redis, ...keys, ...args);
+    // Without a receipt the script is handed a key in the org's slot that it will not touch (TTL 0).
+    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), receipt?.key ?? this.keys.paid(req.org, '-'), ...(crawl ? [crawl.key] : [])];
+    const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, ...(crawl ? [crawl.page, crawl.windowS, crawl.threshold] : [])];
+    const [code, value, hit] = await run.call(this.redis, ...keys, ...args);
     if (code === 3) return { outcome: 'crawl', run: Number(value) };
-    return { outcome: OUTCOMES[code as 0 | 1 | 2], balance: Number(value) };
+    return { outcome: OUTCOMES[code as 0 | 1 | 2], balance: Number(value), cacheHit: hit === 1 };
   }
 
   async usage(org: string, keyId: string): Promise<Usage> {
     const h = await this.redis.hgetall(this.keys.usage(org, keyId));
-    return { credits_milli: Number(h.credits_milli ?? 0), rows: Number(h.rows ?? 0), queries: Number(h.queries ?? 0) };
+    return { credits_milli: Number(h.credits_milli ?? 0), rows: Number(h.rows ?? 0), queries: Number(h.queries ?? 0), cache_hits: Number(h.cache_hits ?? 0) };
   }
 
   async dailyRows(org: string, keyId: string, day: string): Promise<number> {

@@ -58,7 +58,7 @@ test('a refused debit changes nothing', async () => {
   const r = await services.credits.debit({ org, keyId: 'k', milli: 1_001, rows: 1, dailyRows: 1, dailyCap: -1, day });
   assert.is(r.outcome, 'insufficient');
   assert.is(await services.credits.balance(org), 1_000);
-  assert.equal(await services.credits.usage(org, 'k'), { credits_milli: 0, rows: 0, queries: 0 });
+  assert.equal(await services.credits.usage(org, 'k'), { credits_milli: 0, rows: 0, queries: 0, cache_hits: 0 });
   assert.is(await services.credits.dailyRows(org, 'k', day), 0);
 });
 

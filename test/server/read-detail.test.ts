@@ -132,10 +132,12 @@ t('personnel: lead_type required and must match the contact; crm_status and tags
 });
 
 t('hundreds of parallel paid reads against a pool that pays for some: exact balance, 402 for the rest, never below zero', async () => {
+  // Cache hits off: every read is a new delivery that must be paid for.
+  const uncached = await startHarness({ BINTEL_CACHE_TTL_S: '0' });
   const poor = `${org}-poor`;
-  const { secret } = await h.key({ org: poor });
+  const { secret } = await uncached.key({ org: poor });
   await h.running.services.credits.grant(poor, 10_000); // 10 credits = 40 basic company rows
-  const results = await Promise.all(Array.from({ length: 200 }, () => h.call('GET', '/v1/companies/c2', { secret })));
+  const results = await Promise.all(Array.from({ length: 200 }, () => uncached.call('GET', '/v1/companies/c2', { secret }))).finally(() => uncached.close());
   const paid = results.filter((r) => r.status === 200);
   const refused = results.filter((r) => r.status === 402);
   assert.is(paid.length + refused.length, 200);
