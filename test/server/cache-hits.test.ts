@@ -159,8 +159,9 @@ t('receipts expire: after the TTL the same rows are charged again; TTL 0 turns c
   const off = await startHarness({ BINTEL_CACHE_TTL_S: '0' });
   try {
     const { org: o, secret: k } = await freshOrg();
-    await paidCall(short, o, k, 'GET', '/v1/brokers/b1');
-    assert.is((await paidCall(short, o, k, 'GET', '/v1/brokers/b1')).body.meta.cache_hit, true);
+    // (That a receipt holds within its TTL is shown above with the default 600 s; asserting it
+    // here would race a 1 s clock on a shared machine.)
+    assert.is((await paidCall(short, o, k, 'GET', '/v1/brokers/b1')).body.meta.cache_hit, false);
     await new Promise((r) => setTimeout(r, 1_100));
     assert.is((await paidCall(short, o, k, 'GET', '/v1/brokers/b1')).body.meta.cache_hit, false);
     for (let i = 0; i < 2; i++) {
