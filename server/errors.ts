@@ -25,6 +25,7 @@ export const CATALOGUE = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'Conflict' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  REQUEST_TOO_LARGE: { status: 431, message: 'Request line and headers too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json' },
   RATE_LIMITED: { status: 429, message: 'Too many requests for this key' },
   DAILY_CAP_EXCEEDED: { status: 429, message: 'The daily row cap of this key is reached' },

@@ -2,6 +2,8 @@
  * Starting and stopping the HTTP server.
  */
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
 import type { Config } from './config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
@@ -27,6 +29,7 @@ export async function serve(config: Config, opts: { port?: number; host?: string
     server.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -39,4 +42,22 @@ export async function serve(config: Config, opts: { port?: number; host?: string
       await services.close();
     },
   };
+}
+
+/**
+ * Requests Node's HTTP parser refuses before the app sees them (request line and headers over
+ * 16 KB, malformed HTTP) still get the error envelope, not a bare status line.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const large = err.code === 'HPE_HEADER_OVERFLOW';
+  const [status, reason, code, message, issue] = large
+    ? [431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', 'The request line and headers may total at most 16 KB; send long id lists in a batch body (POST)', 'too_long']
+    : [400, 'Bad Request', 'VALIDATION_ERROR', 'Malformed HTTP request', 'malformed_request'];
+  const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+  const body = JSON.stringify({ ok: false, error: { code, message, details: [{ field: 'request', issue }], request_id: requestId }, meta: { credits_charged: 0 } });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
 }

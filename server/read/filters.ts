@@ -8,7 +8,7 @@ import { normalizeDomain } from '../../mappings/normalize.ts';
 import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
-import { MAX_MATCH_CHARS, tooLong } from './params.ts';
+import { matchOutOfBounds } from './params.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { advancedAmong } from '../services/tiers.ts';
 
@@ -125,7 +125,7 @@ export function resourceFilters(def: EntityDef, key: KeyRecord, q: Query): { cla
       problems.push({ field: fd.param, issue: 'missing_value' });
       continue;
     }
-    if ((fd.kind === 'substring' || fd.kind === 'id_or_name' || fd.kind === 'text') && tooLong(fd.param, values, MAX_MATCH_CHARS, problems)) continue;
+    if ((fd.kind === 'substring' || fd.kind === 'id_or_name' || fd.kind === 'text') && matchOutOfBounds(fd.param, values, problems)) continue;
     const clause = KINDS[fd.kind](fd, values, problems);
     if (clause) clauses.push(clause);
     if (!(fd.kind === 'year_or_latest' && values[0] === 'latest')) present.push(fd.param);

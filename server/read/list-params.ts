@@ -10,7 +10,7 @@ import { ApiError, forbidden, invalid, type ErrorDetail } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { assertFieldsAllowed, assertSortAllowed, keyTier } from '../services/tiers.ts';
 import { FORMATS, project, type Format, type Projection } from './projection.ts';
-import { MAX_MATCH_CHARS, MAX_SEARCH_CHARS, one, tooLong } from './params.ts';
+import { MAX_SEARCH_CHARS, matchOutOfBounds, one, tooLong } from './params.ts';
 import { CRM_STATUSES, type CrmStatus } from '../services/crm.ts';
 
 export const PAGE_SIZE_DEFAULT = 25;
@@ -119,7 +119,7 @@ function cfFilter(def: EntityDef, column: string, raw: string, details: ErrorDet
     details.push({ field, issue: 'missing_value' });
     return null;
   }
-  if (f.cf === 'string' && tooLong(field, parts, MAX_MATCH_CHARS, details)) return null;
+  if (f.cf === 'string' && matchOutOfBounds(field, parts, details)) return null;
   const out: CfFilter = { field: f, ranges: [], values: [] };
   for (const p of parts) {
     const m = CF_OP.exec(p);

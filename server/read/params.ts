@@ -40,6 +40,17 @@ export const one = (q: Record<string, string | string[]>, name: string): string 
 export const MAX_MATCH_CHARS = 200;
 /** Longest free-text search. */
 export const MAX_SEARCH_CHARS = 500;
+/** Most comma-separated values of one contains-match (each is a wildcard query Elasticsearch runs over the terms). */
+export const MAX_MATCH_VALUES = 50;
+
+/** Bounds of a contains-match: at most MAX_MATCH_VALUES values of MAX_MATCH_CHARS; true when out of bounds (problem recorded). */
+export function matchOutOfBounds(field: string, values: readonly string[], problems: ErrorDetail[]): boolean {
+  if (values.length > MAX_MATCH_VALUES) {
+    problems.push({ field, issue: 'too_many_values', expected: `at most ${MAX_MATCH_VALUES} comma-separated values` });
+    return true;
+  }
+  return tooLong(field, values, MAX_MATCH_CHARS, problems);
+}
 
 /** Records a `too_long` problem for the first value over `max` characters; true when one was found. */
 export function tooLong(field: string, values: readonly string[], max: number, problems: ErrorDetail[]): boolean {

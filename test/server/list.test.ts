@@ -206,6 +206,15 @@ t('parameter errors name the field; tier errors are 403; limits hold', async () 
   assertError(await get(`/v1/companies?cf[company_name]=${'a'.repeat(3000)}`), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'too_long');
   assertError(await get(`/v1/companies?broker_office=${'a'.repeat(201)}`), 400, 'VALIDATION_ERROR', 'broker_office', 'too_long');
   assertError(await get(`/v1/companies?search=${'a'.repeat(501)}`), 400, 'VALIDATION_ERROR', 'search', 'too_long');
+  const many = (n: number) => Array.from({ length: n }, (_, i) => `x${i}`).join(',');
+  assertError(await get(`/v1/companies?broker=${many(51)}`), 400, 'VALIDATION_ERROR', 'broker', 'too_many_values');
+  assertError(await get(`/v1/companies?cf[company_name]=${many(51)}`), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'too_many_values');
+  assert.is((await get(`/v1/companies?broker=${many(50)}`)).status, 200);
+  // Past Node's 16 KB request head, still the envelope (431), not a bare status line.
+  const huge = await get(`/v1/companies?cf[participants]=${many(3000)}`);
+  assert.is(huge.status, 431);
+  assert.equal([huge.body.ok, huge.body.error.code, huge.body.error.details[0].issue, huge.body.meta.credits_charged], [false, 'REQUEST_TOO_LARGE', 'too_long', 0]);
+  assert.is(huge.body.error.request_id, huge.headers.get('x-request-id'));
   assert.is((await get(`/v1/companies?cf[company_name]=${'a'.repeat(200)}`)).status, 200, 'the longest allowed contains-match is answered');
 });
 
