@@ -16,7 +16,7 @@ export const brokerOffices = defineEntity({
   fields: [
     f('id', 'keyword', 'Office id', csv(), { light: true }),
     f('office_name', 'name', 'Office name', csv(true), { light: true, sortable: true, cf: 'string', search: 3, autocomplete: true }),
-    f('broker_office_name', 'keyword', 'Alias of office_name', derived((d) => d.office_name ?? null)),
+    f('broker_office_name', 'keyword', 'Alias of office_name', derived((d) => d.office_name ?? null), { cf: 'string' }),
     f('broker_id', 'keyword', 'Parent broker id', csv(true), { light: true }),
     f('broker_name', 'keyword', 'Parent broker name', joined('broker:broker_name'), { light: true, cf: 'string', blank: true }),
     f('brokerage_class', 'keyword', 'national player, regional player or local broker', joined('broker:brokerage_class'), { cf: 'exact', blank: true }),

@@ -22,6 +22,8 @@ export type FilterKind =
   | 'industries'
   /** A domain or URL, normalized, matched exactly. */
   | 'domain'
+  /** EINs, with or without the dash, matched exactly. */
+  | 'ein'
   /** An id (exact, on `fields[0]`) or a name (substring, on `fields[1]`). */
   | 'id_or_name'
   /**
@@ -103,7 +105,7 @@ export const FILTERS: Readonly<Record<EntityName, readonly FilterDef[]>> = Objec
     f('has_phone', 'has', 'phone_number'),
     f('has_linkedin', 'has', 'person_linkedin_url'),
     f('form5500_role', 'terms', 'form5500_role', { values: FORM5500_ROLES }),
-    f('company_eins', 'terms', 'company_ein'),
+    f('company_eins', 'ein', 'company_ein'),
     f('broker_office_ids', 'terms', 'related_office_ids'),
     f('broker_ids', 'terms', 'related_broker_ids'),
     f('long_tail_brokers', 'bool', 'long_tail_brokers'),

@@ -13,6 +13,9 @@ import { tagRoutes } from './routes/tags.ts';
 import { readRoutes } from './routes/read.ts';
 import { lookupRoutes } from './routes/lookup.ts';
 import type Router from '@koa/router';
+import { ApiError } from './errors.ts';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
@@ -34,6 +37,14 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(envelope(services.log));
+  app.use(async (ctx, next) => {
+    // A body in anything but JSON is refused as such, not read as a missing or malformed one.
+    const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+    if (hasBody && BODY_METHODS.has(ctx.method) && !ctx.is('json')) {
+      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the body as application/json (got ${ctx.get('content-type') || 'no Content-Type'})`, [{ field: 'content-type', issue: 'unsupported_media_type', expected: 'application/json' }]);
+    }
+    await next();
+  });
   app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never, onError: (err) => { throw Object.assign(err, { status: (err as { status?: number }).status ?? 400 }); } }));
   const health = healthRoutes(services);
   app.use(health.routes());

@@ -18,6 +18,8 @@ export interface AuthState {
   /** Elasticsearch namespace this key reads (sandbox for test keys). */
   dataNamespace: string;
   sandbox: boolean;
+  /** A HEAD request: it runs the GET (same status and headers) but delivers no rows, so it charges nothing. */
+  headOnly: boolean;
 }
 
 const WINDOW_MS = 60_000;
@@ -41,7 +43,7 @@ export function authenticate(services: Services) {
       throw new ApiError('RATE_LIMITED', `Rate limit of ${limit} requests per minute reached; retry in ${reset} s`, [{ field: 'authorization', issue: 'rate_limited' }]).withHeaders({ ...headers, 'Retry-After': reset });
     }
     ctx.set(headers);
-    const state: AuthState = { key, dataNamespace: services.dataNamespace(key.key_type), sandbox: key.key_type === 'test' };
+    const state: AuthState = { key, dataNamespace: services.dataNamespace(key.key_type), sandbox: key.key_type === 'test', headOnly: ctx.method === 'HEAD' };
     ctx.state.auth = state;
     await next();
   };

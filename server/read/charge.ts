@@ -40,7 +40,7 @@ function receiptId(resource: EntityName, tier: Tier, signals: readonly string[],
  * (429 CRAWL_DETECTED, nothing charged, when the page continues a crawl).
  */
 export async function chargeRows(services: Services, auth: AuthState, resource: EntityName, tier: Tier, rows: number, signals: readonly string[] = [], crawl?: CrawlStep, delivery?: Delivery): Promise<Charge> {
-  if (auth.sandbox || rows === 0) {
+  if (auth.sandbox || auth.headOnly || rows === 0) {
     if (crawl) await services.crawl.check(crawl);
     return { milli: 0, credits: 0, cacheHit: false };
   }

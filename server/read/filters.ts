@@ -4,7 +4,7 @@
  */
 import { FILTERS, type FilterDef, type FilterKind } from '../../mappings/filters.ts';
 import { expandIndustry } from '../../mappings/industries.ts';
-import { normalizeDomain } from '../../mappings/normalize.ts';
+import { normalizeDomain, normalizeEin } from '../../mappings/normalize.ts';
 import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
@@ -74,6 +74,14 @@ const KINDS: Record<FilterKind, Build> = {
       return null;
     }
     return { terms: { [def.fields[0]]: d } };
+  },
+  ein: (def, values, problems) => {
+    const eins = values.map(normalizeEin);
+    if (eins.some((x) => !x)) {
+      problems.push({ field: def.param, issue: 'invalid_format', expected: '9 digits, with or without the dash (12-3456789)' });
+      return null;
+    }
+    return { terms: { [def.fields[0]]: eins } };
   },
   id_or_name: (def, values) => anyOf(values.map((v) => (ID_RE.test(v) ? anyOf([{ term: { [def.fields[0]]: v } }, substring([def.fields[1]], v)]) : substring([def.fields[1]], v)))),
   year_or_latest: (def, values, problems) => {

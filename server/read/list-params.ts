@@ -12,6 +12,7 @@ import { assertFieldsAllowed, assertSortAllowed, keyTier } from '../services/tie
 import { FORMATS, project, type Format, type Projection } from './projection.ts';
 import { MAX_SEARCH_CHARS, matchOutOfBounds, one, tooLong } from './params.ts';
 import { CRM_STATUSES, type CrmStatus } from '../services/crm.ts';
+import { filterParams } from './filters.ts';
 
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 500;
@@ -104,6 +105,12 @@ function list(q: Query, name: string, details: ErrorDetail[]): string[] {
 }
 
 const CF_OP = /^(gte|gt|lte|lt):(.*)$/;
+/** What each numeric field type can hold in Elasticsearch (a bound outside is refused there: a 400 here). */
+const NUMERIC_RANGE: Partial<Record<FieldDef['type'], [number, number]>> = {
+  integer: [-(2 ** 31), 2 ** 31 - 1],
+  long: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  double: [-Number.MAX_VALUE, Number.MAX_VALUE],
+};
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
 /** cf[column]: the kind of the column decides how its values are read. */
@@ -129,8 +136,14 @@ function cfFilter(def: EntityDef, column: string, raw: string, details: ErrorDet
         details.push({ field, issue: 'invalid_number', expected: f.cf === 'percent' ? 'a percent value, e.g. gte:1 for at least 1%' : 'a number, optionally gte:, gt:, lte: or lt:' });
         return null;
       }
-      if (m) out.ranges.push({ op: m[1] as CfOp, value: Number(text) });
-      else out.values.push(Number(text));
+      const n = Number(text);
+      const range = NUMERIC_RANGE[f.type];
+      if (range && (n < range[0] || n > range[1])) {
+        details.push({ field, issue: 'out_of_range', expected: `a number from ${range[0]} to ${range[1]}` });
+        return null;
+      }
+      if (m) out.ranges.push({ op: m[1] as CfOp, value: n });
+      else out.values.push(n);
     } else {
       if (m) {
         details.push({ field, issue: 'operator_not_supported', expected: 'gte/gt/lte/lt apply to numeric columns only' });
@@ -161,7 +174,7 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
   const searchRaw = one(q, 'search');
   if (searchRaw !== undefined && !searchRaw.trim()) details.push({ field: 'search', issue: 'missing_value' });
   if (searchRaw !== undefined) tooLong('search', [searchRaw.trim()], MAX_SEARCH_CHARS, details);
-  const signals = list(q, 'signals', details);
+  const signals = [...new Set(list(q, 'signals', details))];
   const badSignals = signals.filter((s) => !SIGNAL_NAMES.includes(s));
   if (badSignals.length) details.push({ field: 'signals', issue: 'invalid_value', expected: SIGNAL_NAMES });
   const signalMatch = choice(q, 'signal_match', ['any', 'all'] as const, 'any', details);
@@ -197,6 +210,11 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
       continue;
     }
     const ebm = /^eb\[(.*)\]$/.exec(name);
+    if (!cfm && !ebm && /^(cf|eb)\[/.test(name)) {
+      // `cf[company_name=x` (no closing bracket) must not pass as a filter that filters nothing.
+      details.push({ field: name, issue: 'unknown_field', expected: `${name.slice(0, 2)}[column]` });
+      continue;
+    }
     if (ebm) {
       const f = def.fields.find((x) => x.name === ebm[1] && x.blank);
       if (!f) details.push({ field: name, issue: 'unknown_column', expected: def.fields.filter((x) => x.blank).map((x) => x.name) });
@@ -215,7 +233,9 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
     throw forbidden('signals on personnel is an advanced-tier filter; this key is basic', 'signals', 'advanced_filter');
   }
 
-  const businessFilters = [...Object.keys(q).filter((k) => !NOT_BUSINESS.has(k)), ...extraBusiness];
+  // Resource filters count as they were read (`extraBusiness`: filing_year=latest, the default, narrows nothing).
+  const own = new Set(filterParams(def));
+  const businessFilters = [...Object.keys(q).filter((k) => !NOT_BUSINESS.has(k) && !own.has(k)), ...extraBusiness];
   if (pageSize > PAGE_SIZE_UNFILTERED && !businessFilters.length) {
     throw new ApiError('FILTER_REQUIRED', `page_size above ${PAGE_SIZE_UNFILTERED} needs at least one business filter (search, states, cf[...], ...)`, [{ field: 'page_size', issue: 'filter_required' }]);
   }

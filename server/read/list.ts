@@ -135,7 +135,8 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   // The debit, the count-cache read and the page-end write leave in one Redis pipeline (same tick).
   const [charge, total] = await Promise.all([
     chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals, crawl, { generation: pageHits[0]?._index ?? '', ids: pageHits.map((h) => String(h._id)) }),
-    !p.includeCount ? undefined : res ? exactCount(services, def, q, body, res, hits[0]?._index ?? null) : services.es.count({ index, query: body.query }).then((c) => c.count),
+    // An empty page (past the end) names no concrete index to key the count cache by: count now.
+    !p.includeCount ? undefined : res && hits.length ? exactCount(services, def, q, body, res, hits[0]._index) : services.es.count({ index, query: body.query }).then((c) => c.count),
     end ? remember(services, fp, page, end) : null,
   ]);
   return {
@@ -150,7 +151,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
       ...tiers,
       credits_charged: charge.credits,
       cache_hit: charge.cacheHit,
-      applied_filters: appliedFilters(q),
+      applied_filters: appliedFilters(q, p),
       ...(explain ? { explain: { index, body: served } } : {}),
     },
   };
@@ -161,7 +162,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
  * Redis count cache (keyed by the filters and the concrete index, so an alias move
  * invalidates it); on a miss the count starts in the background and null means pending.
  */
-async function exactCount(services: Services, def: EntityDef, q: Query, body: SearchBody, res: { hits: { total?: number | { value: number; relation: string } } }, generation: string | null): Promise<number | null> {
+async function exactCount(services: Services, def: EntityDef, q: Query, body: SearchBody, res: { hits: { total?: number | { value: number; relation: string } } }, generation: string): Promise<number | null> {
   const t = res.hits.total;
   if (t === undefined) return 0;
   if (typeof t === 'number') return t;
@@ -173,7 +174,7 @@ async function exactCount(services: Services, def: EntityDef, q: Query, body: Se
   const key = services.rk.count(createHash('sha1').update(`${def.name}|${generation}|${filters.join('&')}`).digest('hex').slice(0, 24));
   const cached = await services.redis.get(key);
   if (cached !== null && cached !== 'pending') return Number(cached);
-  if (cached === null && generation && (await services.redis.set(key, 'pending', 'EX', 60, 'NX')) === 'OK') {
+  if (cached === null && (await services.redis.set(key, 'pending', 'EX', 60, 'NX')) === 'OK') {
     services.es
       .count({ index: generation, query: body.query })
       .then((c) => services.redis.set(key, String(c.count), 'EX', 3600))
@@ -196,10 +197,20 @@ async function remember(services: Services, fp: string, page: number, end: Curso
   await services.redis.set(services.rk.cursor(fp, page), JSON.stringify(end), 'EX', 900).catch((err: Error) => services.log.warn({ err: err.message }, 'could not remember a page cursor'));
 }
 
-/** Echo of the filters applied (everything but paging, projection and format), signal_match when all. */
-function appliedFilters(q: Query): Record<string, unknown> {
+/**
+ * Echo of the filters applied (everything but paging, projection and format), as they were read:
+ * states upper-cased, signals without repeats, signal_match only when all, and of states and dmas
+ * only the one geo_mode chose.
+ */
+function appliedFilters(q: Query, p: ListParams): Record<string, unknown> {
   const skip = new Set(['page', 'page_size', 'mode', 'fields', 'format', 'count_only', 'include_count', 'dry_run', 'cursor', 'explain']);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(q)) if (!skip.has(k) && !(k === 'signal_match' && v !== 'all')) out[k] = v;
+  if (p.states.length) out.states = p.states.join(',');
+  if (p.signals.length) out.signals = p.signals.join(',');
+  if (p.states.length && p.dmas.length) {
+    delete out[p.geoMode === 'dma' ? 'states' : 'dmas'];
+    if (p.geoMode !== 'dma') delete out.geo_mode;
+  }
   return out;
 }

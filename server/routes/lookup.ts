@@ -58,7 +58,8 @@ async function answer(ctx: Context, services: Services, def: EntityDef, s: Shapi
   if (s.dryRun) {
     const price = rowPrice(def.name, s.projection.tier);
     const base = auth.sandbox ? 0 : rows * price.base;
-    ok(ctx, null, { dry_run: true, estimated_rows: rows, base_credits: toCredits(base), signal_credits: 0, estimated_credits: toCredits(base), ...tiers, credits_charged: 0, phase: 'internal-phase-1', ...extra });
+    // No data, in the shape the real call would have (an object for a lookup, an array for a batch).
+    ok(ctx, Array.isArray(data) ? [] : {}, { dry_run: true, estimated_rows: rows, base_credits: toCredits(base), signal_credits: 0, estimated_credits: toCredits(base), ...tiers, credits_charged: 0, phase: 'internal-phase-1', ...extra });
     return;
   }
   const charge = await chargeRows(services, auth, def.name, s.projection.tier, rows, [], undefined, delivery);
@@ -78,13 +79,12 @@ const idsBody = validator<{ ids: string[] }>({
 interface PersonnelBatch {
   company_eins?: string[];
   ids?: string[];
-  lead_type: string;
+  lead_type?: string;
   page_size?: number;
 }
 const personnelBody = validator<PersonnelBatch>({
   type: 'object',
   additionalProperties: false,
-  required: ['lead_type'],
   properties: {
     company_eins: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1 } },
     ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
@@ -165,8 +165,14 @@ export function lookupRoutes(services: Services): Router {
   r.post('/v1/personnel/batch', async (ctx) => {
     requireScope(ctx, 'read:personnel');
     const auth = authOf(ctx);
-    const q = readQuery(ctx, ['mode', 'fields', 'format', 'dry_run']);
+    const q = readQuery(ctx, ['mode', 'fields', 'format', 'dry_run', 'lead_type']);
     const body = personnelBody(bodyOf(ctx));
+    // lead_type may be in the query or the body (spec, Personnel); given in both, they must agree.
+    const fromQuery = one(q, 'lead_type');
+    if (fromQuery !== undefined && !(LEAD_TYPES as readonly string[]).includes(fromQuery)) throw invalid({ field: 'lead_type', issue: 'invalid_value', expected: LEAD_TYPES });
+    if (fromQuery !== undefined && body.lead_type !== undefined && fromQuery !== body.lead_type) throw invalid({ field: 'lead_type', issue: 'conflicting_values', expected: `the same value in the query and the body (${body.lead_type})` });
+    body.lead_type ??= fromQuery;
+    if (body.lead_type === undefined) throw invalid({ field: 'lead_type', issue: 'missing_required', expected: LEAD_TYPES });
     if (!body.company_eins === !body.ids) throw invalid({ field: 'company_eins', issue: body.ids ? 'one_of' : 'missing_required', expected: 'exactly one of company_eins, ids' });
     const s = shaping(personnel, auth, q);
     const index = aliasName(auth.dataNamespace, 'personnel');
@@ -196,13 +202,6 @@ export function lookupRoutes(services: Services): Router {
     });
     await answer(ctx, services, personnel, s, data, deliveryOf(delivered), { requested: eins.length });
   });
-
-  // GET on a batch path would otherwise reach the detail route as the id "batch".
-  for (const path of ['/v1/companies/batch', '/v1/personnel/batch']) {
-    r.get(path, (ctx) => {
-      throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; allowed: POST`, [{ field: 'method', issue: 'not_allowed' }]).withHeaders({ Allow: 'POST' });
-    });
-  }
 
   return r;
 }

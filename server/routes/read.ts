@@ -24,6 +24,8 @@ import { filterParams, repeatableParams } from '../read/filters.ts';
 import { scopeOf } from '../services/tags.ts';
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+/** Path segments under /v1/{resource}/ that are not record ids. */
+const RESERVED = ['batch', 'lookup', 'autocomplete', 'export\\.csv'];
 
 /** Personnel needs lead_type on every read, and it must match the contact's side. */
 function leadType(def: EntityDef, q: Record<string, string | string[]>): string | null {
@@ -52,15 +54,25 @@ export function readRoutes(services: Services): Router {
       ok(ctx, data, meta);
     });
     const allowed = def.name === 'personnel' ? ['mode', 'fields', 'format', 'lead_type'] : ['mode', 'fields', 'format'];
-    r.get(`/v1/${def.name}/:id`, async (ctx: Context) => {
+    // The detail route leaves the resource's other paths alone (batch, lookup, autocomplete,
+    // export.csv): GET on them is a 405 or 404 of their own, never "no record with id batch".
+    const prefix = `/v1/${def.name}/`;
+    const detail = new RegExp(`^${prefix.replace(/[-/]/g, '\\$&')}(?!(?:${RESERVED.join('|')})$)[^/]+$`);
+    r.get(detail, async (ctx: Context) => {
       requireScope(ctx, `read:${def.name}`);
+      let id: string;
+      try {
+        id = decodeURIComponent(ctx.path.slice(prefix.length));
+      } catch {
+        throw notFound(def.label, 'id');
+      }
       const auth = authOf(ctx);
       const q = readQuery(ctx, allowed);
       const side = leadType(def, q);
       const format = (one(q, 'format') ?? 'json') as Format;
       if (!FORMATS.includes(format)) throw invalid({ field: 'format', issue: 'invalid_value', expected: FORMATS });
       const projection = project(def, auth.key, { mode: one(q, 'mode'), fields: one(q, 'fields') });
-      const got = await getDoc(services, auth.dataNamespace, def, ctx.params.id);
+      const got = await getDoc(services, auth.dataNamespace, def, id);
       if (!got || (side && got.doc.lead_type !== side)) throw notFound(def.label, 'id');
       const doc = got.doc;
       const extra: Record<string, unknown> = {};

@@ -296,4 +296,52 @@ t('format=flat: the same columns in a stable order, every value a string', async
   }
 });
 
+t('out-of-range numbers, malformed cf[/eb[ names and non-filters are refused; HEAD and repeated signals cost nothing extra', async () => {
+  assertError(await get('/v1/companies?cf[total_number_of_employees]=gte:2147483648'), 400, 'VALIDATION_ERROR', 'cf[total_number_of_employees]', 'out_of_range');
+  assertError(await get('/v1/companies?cf[total_premiums]=lt:-99999999999999999999999'), 400, 'VALIDATION_ERROR', 'cf[total_premiums]', 'out_of_range');
+  assert.is((await get('/v1/companies?cf[total_number_of_employees]=lte:2147483647&count_only=true')).status, 200);
+  assertError(await get('/v1/companies?cf[company_name=health&page_size=100'), 400, 'VALIDATION_ERROR', 'cf[company_name', 'unknown_field');
+  assertError(await get('/v1/companies?eb[website=true'), 400, 'VALIDATION_ERROR', 'eb[website', 'unknown_field');
+  // Parameters that narrow nothing are not business filters.
+  assertError(await get('/v1/companies?page_size=26&filing_year=latest'), 400, 'FILTER_REQUIRED', 'page_size');
+  assertError(await get('/v1/personnel?lead_type=company&page_size=26&person_geo_mode=dma'), 400, 'FILTER_REQUIRED', 'page_size');
+  assert.is((await get('/v1/personnel?lead_type=company&page_size=26&person_states=TX')).status, 200);
+  // HEAD runs the GET (same status) but delivers no rows: nothing charged.
+  const before = await h.running.services.credits.balance(org);
+  const head = await h.call('HEAD', '/v1/companies?states=CA&page_size=4&page=3&sort_by=company_name', { secret: adv });
+  assert.is(head.status, 200);
+  assert.is(await h.running.services.credits.balance(org), before, 'HEAD charges nothing');
+  const once = await get('/v1/companies?signals=broker_change&dry_run=true&page_size=10');
+  const thrice = await get('/v1/companies?signals=broker_change,broker_change,broker_change&dry_run=true&page_size=10');
+  assert.is(thrice.body.meta.signal_credits, once.body.meta.signal_credits, 'a signal named twice is one signal');
+});
+
+t('applied_filters echoes what was applied, as it was read', async () => {
+  const res = await get('/v1/companies?states=tx,ca&dmas=Atlanta&signals=broker_change,broker_change&page_size=1');
+  assert.equal(res.body.meta.applied_filters, { states: 'TX,CA', signals: 'broker_change' });
+  const dma = await get('/v1/companies?states=tx&dmas=Atlanta&geo_mode=dma&page_size=1');
+  assert.equal(dma.body.meta.applied_filters, { dmas: 'Atlanta', geo_mode: 'dma' });
+});
+
+t('an empty page past the end still carries the exact total; company_eins and cf[broker_office_name] read like their siblings', async () => {
+  const past = await get('/v1/companies?states=TX,CA,NY,FL,IL,PA,OH,GA&page=400&page_size=10');
+  assert.is(past.status, 200);
+  assert.is(past.body.meta.returned, 0);
+  const count = await get('/v1/companies?states=TX,CA,NY,FL,IL,PA,OH,GA&count_only=true');
+  assert.ok(count.body.meta.total_count > 400, 'above the exact-count threshold of this suite');
+  assert.is(past.body.meta.total_count, count.body.meta.total_count);
+  assert.is(past.body.meta.count_pending, undefined);
+  const contact = (await get('/v1/personnel?lead_type=company&eb[company_ein]=true&page_size=1&fields=company_ein')).body.data[0];
+  const ein: string = contact.company_ein;
+  const dashed = await get(`/v1/personnel?lead_type=company&company_eins=${ein.slice(0, 2)}-${ein.slice(2)}&fields=company_ein`);
+  assert.ok(dashed.body.data.length > 0);
+  for (const r of dashed.body.data) assert.is(r.company_ein, ein);
+  assertError(await get('/v1/personnel?lead_type=company&company_eins=12-34'), 400, 'VALIDATION_ERROR', 'company_eins', 'invalid_format');
+  const office = (await get('/v1/broker-offices?page_size=1&fields=office_name')).body.data[0].office_name as string;
+  const part = office.slice(0, 6).toLowerCase();
+  const alias = await get(`/v1/broker-offices?cf[broker_office_name]=${encodeURIComponent(part)}&fields=office_name`);
+  assert.ok(alias.body.data.length > 0, JSON.stringify(alias.body));
+  for (const r of alias.body.data) assert.ok(r.office_name.toLowerCase().includes(part));
+});
+
 t.run();

@@ -95,6 +95,26 @@ t('batch paths take POST only: GET is 405 with Allow, not a detail read of the i
   const lookup = await h.call('POST', '/v1/companies/lookup', { secret, body: {} });
   assertError(lookup, 405, 'METHOD_NOT_ALLOWED');
   assert.ok(lookup.headers.get('allow')?.includes('GET'));
+  // Allow names only methods that work: the detail route does not claim the batch path.
+  const del = await h.call('DELETE', '/v1/companies/batch', { secret });
+  assertError(del, 405, 'METHOD_NOT_ALLOWED');
+  assert.is(del.headers.get('allow'), 'POST');
+  // Other reserved segments are not record ids either.
+  for (const path of ['/v1/companies/autocomplete', '/v1/brokers/export.csv']) assertError(await get(path), 404, 'NOT_FOUND', 'path', 'unknown_path');
+});
+
+t('bodies: not JSON is 415; dry runs answer data in the shape of the real call; personnel batch takes lead_type from the query too', async () => {
+  const res = await h.call('POST', '/v1/companies/batch', { secret, raw: 'ids=c1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assertError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'content-type', 'unsupported_media_type');
+  const dryLookup = await get('/v1/companies/lookup?ein=123456789&dry_run=true');
+  assert.equal([dryLookup.body.data, dryLookup.body.meta.estimated_rows], [{}, 1]);
+  const dryBatch = await h.call('POST', '/v1/companies/batch?dry_run=true', { secret, body: { ids: ['c1', 'c2'] } });
+  assert.equal([dryBatch.body.data, dryBatch.body.meta.estimated_rows], [[], 2]);
+  const viaQuery = await h.call('POST', '/v1/personnel/batch?lead_type=company', { secret, body: { company_eins: ['12-3456789'] } });
+  assert.is(viaQuery.status, 200, JSON.stringify(viaQuery.body));
+  assert.equal(viaQuery.body.data[0].contacts.map((c: { id: string }) => c.id), ['p1']);
+  assertError(await h.call('POST', '/v1/personnel/batch?lead_type=broker', { secret, body: { company_eins: ['123456789'], lead_type: 'company' } }), 400, 'VALIDATION_ERROR', 'lead_type', 'conflicting_values');
+  assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
 });
 
 t.run();
