@@ -19,6 +19,7 @@ export const brokerOffices = defineEntity({
     f('broker_office_name', 'keyword', 'Alias of office_name', derived((d) => d.office_name ?? null), { cf: 'string' }),
     f('broker_id', 'keyword', 'Parent broker id', csv(true), { light: true }),
     f('broker_name', 'keyword', 'Parent broker name', joined('broker:broker_name'), { light: true, cf: 'string', blank: true }),
+    f('broker_linkedin', 'keyword', "Parent broker's LinkedIn URL (for its contacts' company_linkedin)", joined('broker:broker_linkedin'), { output: false }),
     f('brokerage_class', 'keyword', 'national player, regional player or local broker', joined('broker:brokerage_class'), { cf: 'exact', blank: true }),
     f('website', 'keyword', 'Office or brokerage website', csv(), { cf: 'string', blank: true, format: 'url' }),
     f('domain', 'keyword', 'Normalized domain of the website (CRM matching)', domainOf('website'), { output: false }),

@@ -91,9 +91,10 @@ export function esSettings(shape: IndexShape): Mapping {
 /**
  * Version of what ingest computes into the mapped fields (companion values such as the compact
  * forms of names): bump it when that changes, so older indices show as stale (`bintel indices`)
- * and `bintel reindex` rebuilds them. 2: compact form of names without their '&'.
+ * and `bintel reindex` rebuilds them. 2: compact form of names without their '&'. 3: letters
+ * without a Unicode decomposition (Ł, Đ, ø, ß, ...) folded to ASCII.
  */
-export const DOC_LAYOUT = 2;
+export const DOC_LAYOUT = 3;
 
 /**
  * A short hash of the generated mapping and DOC_LAYOUT: stored in the index `_meta`, so `bintel indices`

@@ -9,11 +9,14 @@ const LEGAL_SUFFIXES = new Set([
 ]);
 
 const NON_ASCII = /[^\x00-\x7f]/;
+/** Latin letters that Unicode does not decompose into a base letter and a mark. */
+const UNDECOMPOSED: Record<string, string> = { Đ: 'D', đ: 'd', Ł: 'L', ł: 'l', Ø: 'O', ø: 'o', ß: 'ss', Æ: 'AE', æ: 'ae', Œ: 'OE', œ: 'oe', Þ: 'Th', þ: 'th', ı: 'i', Ħ: 'H', ħ: 'h' };
+const UNDECOMPOSED_RE = new RegExp(`[${Object.keys(UNDECOMPOSED).join('')}]`, 'g');
 
 /** Lowercase, accents folded, punctuation to spaces, '&' to 'and', spaces collapsed. */
 export function foldText(s: string): string {
   // Most names are ASCII: skip Unicode decomposition for them (it is the costly step).
-  const base = NON_ASCII.test(s) ? s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '') : s;
+  const base = NON_ASCII.test(s) ? s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(UNDECOMPOSED_RE, (c) => UNDECOMPOSED[c]) : s;
   return base
     .toLowerCase()
     .replace(/&/g, ' and ')

@@ -6,6 +6,9 @@ test('foldText folds accents, case, punctuation and ampersands', () => {
   assert.is(foldText('Café Lumière, S.A.'), 'cafe lumiere s a');
   assert.is(foldText('Smith & Sons'), 'smith and sons');
   assert.is(foldText("O'Brien-Núñez"), 'obrien nunez');
+  // Letters Unicode does not decompose still fold (they sorted after "z" before: Łukasik after Turner).
+  assert.is(foldText('Łukasik Đặng Søndergaard Straße Ærø Œuvre Þór'), 'lukasik dang sondergaard strasse aero oeuvre thor');
+  for (const s of ['Łukasik', 'Đặng', 'Søndergaard', 'Æsir']) assert.ok(/^[a-z0-9 ]+$/.test(foldText(s)), s);
 });
 
 test('normalizeName drops legal suffixes and a leading "the", but never the whole name', () => {

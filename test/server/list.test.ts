@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
-import { assertError, startHarness, type Harness } from './harness.ts';
+import { assertError, startHarness, type Harness, type Res } from './harness.ts';
 
 const t = suite('list');
 const org = `org-${randomUUID().slice(0, 8)}`;
@@ -342,6 +342,27 @@ t('an empty page past the end still carries the exact total; company_eins and cf
   const alias = await get(`/v1/broker-offices?cf[broker_office_name]=${encodeURIComponent(part)}&fields=office_name`);
   assert.ok(alias.body.data.length > 0, JSON.stringify(alias.body));
   for (const r of alias.body.data) assert.ok(r.office_name.toLowerCase().includes(part));
+});
+
+t("contacts carry their employer's industry; broker contacts the broker firm's LinkedIn", async () => {
+  const contacts = (await get('/v1/personnel?lead_type=company&eb[company_industry]=true&page_size=20&fields=company_ein,company_industry')).body.data as Row[];
+  assert.ok(contacts.length >= 10, `${contacts.length} company contacts with an industry`);
+  for (const c of contacts.slice(0, 10)) {
+    const company = await get(`/v1/companies/lookup?ein=${c.company_ein}&fields=company_industry`);
+    assert.is(c.company_industry, company.body.data.company_industry, c.company_ein);
+  }
+  const all = await get('/v1/personnel?lead_type=company&count_only=true');
+  const withIndustry = await get('/v1/personnel?lead_type=company&eb[company_industry]=true&count_only=true');
+  const companies = await get('/v1/companies?count_only=true');
+  const companiesWith = await get('/v1/companies?eb[company_industry]=true&count_only=true');
+  // The same share (within a few points) of contacts as of companies has an industry.
+  const share = (a: Res, b: Res) => a.body.meta.total_count / b.body.meta.total_count;
+  assert.ok(Math.abs(share(withIndustry, all) - share(companiesWith, companies)) < 0.1, `${share(withIndustry, all)} vs ${share(companiesWith, companies)}`);
+  const linkedinOf = new Map<string, string>();
+  for (const b of (await get('/v1/brokers?eb[broker_linkedin]=true&page_size=500&fields=broker_name,broker_linkedin')).body.data as Row[]) linkedinOf.set(b.broker_name, b.broker_linkedin);
+  const brokerContacts = (await get('/v1/personnel?lead_type=broker&eb[company_linkedin]=true&page_size=50&fields=broker_name,company_linkedin')).body.data as Row[];
+  assert.ok(brokerContacts.length > 0);
+  for (const c of brokerContacts) assert.is(c.company_linkedin, linkedinOf.get(c.broker_name), c.broker_name);
 });
 
 t.run();
