@@ -129,6 +129,18 @@ export const MONTHS = [
   'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
 ] as const;
 export const SENIORITIES = ['C-suite', 'VP-Director', 'Mid-Level', 'Entry-Level'] as const;
+/**
+ * Title words of each seniority (spec: seniority is "matched by title substring, so adjacent
+ * titles can be included"): a contact matches its level's name in `seniority` or one of these
+ * words or phrases in its title (whole words, so "CTO" is not found in "Director"); a phrase
+ * after `!` excludes ("President" but not "Vice President").
+ */
+export const SENIORITY_TITLES: Record<(typeof SENIORITIES)[number], readonly string[]> = {
+  'C-suite': ['chief', 'ceo', 'cfo', 'coo', 'cto', 'cio', 'chro', 'cmo', 'owner', 'founder', 'president!vice president', 'principal', 'managing partner'],
+  'VP-Director': ['vice president', 'vp', 'svp', 'evp', 'avp', 'director', 'head of', 'controller', 'general counsel'],
+  'Mid-Level': ['manager', 'supervisor', 'producer', 'consultant', 'account executive', 'sales executive', 'business partner', 'team lead'],
+  'Entry-Level': ['assistant', 'coordinator', 'associate', 'specialist', 'administrator', 'generalist', 'accountant', 'analyst', 'clerk', 'intern', 'representative'],
+};
 export const JOB_FUNCTIONS = [
   'HR', 'Benefits', 'Finance', 'Operations', 'Executive', 'Legal', 'IT', 'Sales', 'Marketing', 'Administration', 'Account Management',
 ] as const;

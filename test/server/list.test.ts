@@ -239,10 +239,22 @@ t('resource filters: every row honours them; industries expand across the NAICS 
   for (const r of expanded) assert.is(industryPath(r.company_industry)[1], 'Ambulatory Health Care Services');
   for (const r of strict) assert.ok(r.company_industry.includes(label));
   assert.ok(expanded.length > strict.length, `expanded ${expanded.length} > strict ${strict.length}`);
-  for (const r of await rows('/v1/personnel?lead_type=company&seniority=C-suite,VP-Director&has_email=false&page_size=200&fields=seniority,email_address')) {
-    assert.ok(['C-suite', 'VP-Director'].includes(r.seniority));
+  // seniority: the level, or (spec: "matched by title substring") one of its title words.
+  const { SENIORITY_TITLES } = await import('../../mappings/reference.ts');
+  const words = (title: string) => ` ${String(title ?? '').toLowerCase().replace(/[^a-z0-9]+/g, ' ')} `;
+  const titled = (title: string, levels: (keyof typeof SENIORITY_TITLES)[]) =>
+    levels.some((l) => SENIORITY_TITLES[l].some((w) => {
+      const [phrase, unless] = w.split('!');
+      return words(title).includes(` ${phrase} `) && !(unless && words(title).includes(` ${unless} `));
+    }));
+  const senior = await rows('/v1/personnel?lead_type=company&seniority=C-suite,VP-Director&has_email=false&page_size=500&fields=seniority,title,email_address');
+  for (const r of senior) {
+    assert.ok(['C-suite', 'VP-Director'].includes(r.seniority) || titled(r.title, ['C-suite', 'VP-Director']), `${r.seniority} / ${r.title}`);
     assert.is(r.email_address, null);
   }
+  const blankButChief = await rows('/v1/personnel?lead_type=company&seniority=C-suite&eb[title]=true&job_title=chief&page_size=500&fields=seniority,title');
+  assert.ok(blankButChief.some((r) => r.seniority === null), 'a Chief ... with no seniority value is found by its title');
+  assert.ok(!senior.some((r) => r.seniority === 'Entry-Level' && !titled(r.title, ['C-suite', 'VP-Director'])));
   const brokers = await rows('/v1/brokers?page_size=2&fields=broker_name');
   const offices = await rows(`/v1/broker-offices?broker_ids=${brokers.map((b) => b.id).join(',')}&page_size=500&fields=broker_id`);
   assert.ok(offices.length >= 2);
