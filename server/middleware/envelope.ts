@@ -34,6 +34,10 @@ export function envelope(log: Logger) {
     const started = performance.now();
     try {
       await next();
+      if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body && ctx.response.get('Allow')) {
+        // The router's automatic OPTIONS answer, in the envelope like everything else.
+        ctx.body = { ok: true, data: { methods: ctx.response.get('Allow').split(/,\s*/) }, meta: { credits_charged: 0 } };
+      }
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404) throw new ApiError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`, [{ field: 'path', issue: 'unknown_path' }]);
         if (ctx.status === 405) throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`, [{ field: 'method', issue: 'not_allowed' }]);

@@ -118,6 +118,8 @@ function personGeo(q: Query, problems: ErrorDetail[]): Clause | null {
   const states = (one('person_states') ?? '').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
   const { dmas, unknown: unknownDmas } = parseDmas(one('person_dmas') ?? '');
   const mode = one('person_geo_mode') ?? 'state';
+  if (q.person_states !== undefined && !states.length) problems.push({ field: 'person_states', issue: 'missing_value' });
+  if (q.person_dmas !== undefined && !dmas.length && !unknownDmas.length) problems.push({ field: 'person_dmas', issue: 'missing_value' });
   if (!['state', 'dma'].includes(mode)) problems.push({ field: 'person_geo_mode', issue: 'invalid_value', expected: ['state', 'dma'] });
   if (states.some((s) => !STATE_CODES.includes(s))) problems.push({ field: 'person_states', issue: 'invalid_state', expected: STATE_CODES });
   if (unknownDmas.length) problems.push({ field: 'person_dmas', issue: 'invalid_value', expected: DMAS });

@@ -66,6 +66,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   if (explain && !auth.key.internal) throw forbidden('explain is for internal tokens only', 'explain', 'internal_only');
   const fp = fingerprint(def, q);
   const given = rowsWanted && typeof q.cursor === 'string' ? decodeCursor(q.cursor, fp) : null;
+  if (given && !given.g.startsWith(`${index}-`)) throw invalid({ field: 'cursor', issue: 'invalid_cursor' }, 'cursor: it was issued for other data (a test key\'s sandbox or another resource)');
   if (given && q.page !== undefined && Number(q.page) !== given.p) throw invalid({ field: 'page', issue: 'conflicts_with_cursor', expected: given.p });
   const page = given ? given.p : p.page;
   // What the query needs from Redis, in one auto-pipelined batch: tag ids, the org's CRM
@@ -124,9 +125,11 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const hits = res?.hits.hits ?? [];
   const pageHits = hits.slice(0, p.pageSize);
   const now = new Date().toISOString();
+  const tagsOf = p.projection.tags ? await services.tags.namesOfMany(scopeOf(auth.key), def.name, pageHits.map((h) => String(h._id))) : null;
   const rows = pageHits.map((h) => {
     const doc = h._source ?? {};
-    const row = shapeRow(doc, p.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra: def.name === 'personnel' ? { crm_status: crmStatusOfHit(h.matched_queries) } : undefined });
+    const extra = def.name === 'personnel' ? { crm_status: crmStatusOfHit(h.matched_queries), ...(tagsOf ? { tags: tagsOf.get(String(h._id)) ?? [] } : {}) } : undefined;
+    const row = shapeRow(doc, p.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra });
     return p.format === 'flat' ? flattenRow(row) : row;
   });
   const hasMore = hits.length > p.pageSize;

@@ -16,10 +16,14 @@ export interface Projection {
   fields: FieldDef[];
   /** advanced when any returned field is advanced (it sets the price). */
   tier: Tier;
+  /** Rows carry the caller's tag names (personnel with mode=full or fields=tags). */
+  tags: boolean;
 }
 
 /** Members every row carries besides its fields. */
 const EXTRA = ['lead_source'] as const;
+/** Per-caller members of a personnel row (spec record): crm_status always, tags when asked for. */
+const CALLER_MEMBERS: Record<string, readonly string[]> = { personnel: ['crm_status', 'tags'] };
 
 const outputFields = (def: EntityDef) => def.fields.filter((f) => f.output !== false);
 
@@ -34,19 +38,20 @@ export function project(def: EntityDef, key: KeyRecord, opts: { mode?: string; f
     const names = opts.fields.split(',').map((s) => s.trim()).filter(Boolean);
     if (!names.length) throw invalid({ field: 'fields', issue: 'missing_value', expected: 'comma-separated field names' });
     const known = outputFields(def);
-    const unknown = names.filter((n) => !known.some((f) => f.name === n) && !(EXTRA as readonly string[]).includes(n));
-    if (unknown.length) throw invalid(unknown.map((n) => ({ field: `fields.${n}`, issue: 'unknown_field', expected: known.map((f) => f.name) })));
-    assertFieldsAllowed(key, def, names);
+    const members = [...EXTRA, ...(CALLER_MEMBERS[def.name] ?? [])];
+    const unknown = names.filter((n) => !known.some((f) => f.name === n) && !members.includes(n));
+    if (unknown.length) throw invalid(unknown.map((n) => ({ field: `fields.${n}`, issue: 'unknown_field', expected: [...known.map((f) => f.name), ...members] })));
+    assertFieldsAllowed(key, def, names.filter((n) => !members.includes(n)));
     const wanted = new Set(['id', ...names]);
     const fields = known.filter((f) => wanted.has(f.name));
-    return { fields, tier: fields.some((f) => f.tier === 'advanced') ? 'advanced' : 'basic' };
+    return { fields, tier: fields.some((f) => f.tier === 'advanced') ? 'advanced' : 'basic', tags: wanted.has('tags') && members.includes('tags') };
   }
   if (mode === 'full') {
     if (keyTier(key, def) !== 'advanced') throw forbidden('mode=full returns advanced-tier fields; this key is basic (use mode=basic)', 'mode', 'advanced_mode');
-    return { fields: visibleFields(key, def), tier: 'advanced' };
+    return { fields: visibleFields(key, def), tier: 'advanced', tags: (CALLER_MEMBERS[def.name] ?? []).includes('tags') };
   }
   const fields = outputFields(def).filter((f) => f.tier !== 'advanced' && (mode === 'basic' || f.light));
-  return { fields, tier: 'basic' };
+  return { fields, tier: 'basic', tags: false };
 }
 
 export interface RowContext {

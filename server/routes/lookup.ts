@@ -14,7 +14,7 @@ import { ApiError, invalid, notFound } from '../errors.ts';
 import { entity } from '../../mappings/index.ts';
 import { LEAD_TYPES } from '../../mappings/reference.ts';
 import { companion } from '../../mappings/es-mapping.ts';
-import { normalizeDomain, normalizeEin, normalizeName } from '../../mappings/normalize.ts';
+import { foldText, normalizeDomain, normalizeEin, normalizeName } from '../../mappings/normalize.ts';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
 import { aliasName } from '../../ingest/indices.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
@@ -24,6 +24,7 @@ import { chargeRows, type Delivery } from '../read/charge.ts';
 import { FORMATS, flattenRow, project, shapeRow, type Format, type Projection } from '../read/projection.ts';
 import { one, readQuery } from '../read/params.ts';
 import { crmMarks, crmStatusOfHit, searchClause } from '../read/query.ts';
+import { scopeOf } from '../services/tags.ts';
 
 type Query = Record<string, string | string[]>;
 
@@ -42,8 +43,9 @@ function shaping(def: EntityDef, auth: AuthState, q: Query): Shaping {
 }
 
 /** One row; personnel rows carry crm_status from the hit's CRM marks. */
-function shape(def: EntityDef, s: Shaping, doc: Doc, now: string, matched?: unknown): Record<string, unknown> {
-  const row = shapeRow(doc, s.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra: def.name === 'personnel' ? { crm_status: crmStatusOfHit(matched) } : undefined });
+function shape(def: EntityDef, s: Shaping, doc: Doc, now: string, matched?: unknown, tags?: string[]): Record<string, unknown> {
+  const extra = def.name === 'personnel' ? { crm_status: crmStatusOfHit(matched), ...(tags ? { tags } : {}) } : undefined;
+  const row = shapeRow(doc, s.projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra });
   return s.format === 'flat' ? flattenRow(row) : row;
 }
 
@@ -127,7 +129,11 @@ export function lookupRoutes(services: Services): Router {
     if (name === undefined || !name.trim()) throw invalid({ field: 'name', issue: name === undefined ? 'missing_required' : 'missing_value' });
     const s = shaping(brokers, auth, q);
     const exact = await search(services, auth, brokers, { term: { [`${companion.norm('broker_name')}.kw`]: normalizeName(name) } }, 10);
-    const hits = exact.hits.hits;
+    // Names match with legal suffixes folded away; when that leaves several, the one spelled as
+    // asked (suffix included) is the answer: "Nagy Benefit Advisors LLC" is not ambiguous with
+    // "Nagy Benefit Advisors".
+    const asAsked = exact.hits.hits.filter((x) => foldText(String(x._source?.broker_name ?? '')) === foldText(name));
+    const hits = exact.hits.hits.length > 1 && asAsked.length === 1 ? asAsked : exact.hits.hits;
     const suggest = (h: typeof hits) => h.map((x) => ({ id: x._id, broker_name: x._source?.broker_name, hq_city: x._source?.hq_city ?? null, hq_state: x._source?.hq_state ?? null }));
     if (hits.length > 1) {
       throw new ApiError('AMBIGUOUS_LOOKUP', `${hits.length} brokers are named "${name}"; look one up by id`, [{ field: 'name', issue: 'ambiguous', suggestions: suggest(hits) }]);
@@ -180,9 +186,13 @@ export function lookupRoutes(services: Services): Router {
     const now = new Date().toISOString();
     const crm = s.dryRun ? null : await services.crm.context(auth.key.org);
     const marks = crm ? { should: crmMarks(personnel, crm), minimum_should_match: 0 } : {};
+    const tagsOf = async (hits: readonly { _id?: string | null }[]) =>
+      s.projection.tags ? services.tags.namesOfMany(scopeOf(auth.key), 'personnel', hits.map((h) => String(h._id))) : new Map<string, string[]>();
+    const tagged = (m: Map<string, string[]>, id?: string | null) => (s.projection.tags ? (m.get(String(id)) ?? []) : undefined);
     if (body.ids) {
       const res = await services.es.search<Doc>({ index, query: { bool: { filter: [side, { ids: { values: body.ids } }], ...marks } }, size: body.ids.length, sort: [{ id: 'asc' }] });
-      const rows = res.hits.hits.map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries));
+      const tags = await tagsOf(res.hits.hits);
+      const rows = res.hits.hits.map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries, tagged(tags, h._id)));
       await answer(ctx, services, personnel, s, rows, deliveryOf(res.hits.hits), { requested: body.ids.length });
       return;
     }
@@ -193,13 +203,15 @@ export function lookupRoutes(services: Services): Router {
     const res = await services.es.msearch<Doc>({
       searches: eins.flatMap((e) => [{ index }, { query: { bool: { filter: [side, { term: { company_ein: normalizeEin(e) } }], ...marks } }, size, sort: [{ [companion.sort('last_name')]: 'asc' }, { id: 'asc' }] }]),
     });
-    const delivered: { _index: string; _id?: string | null }[] = [];
-    const data = eins.map((ein, i) => {
+    const perEin = eins.map((_, i) => {
       const r0 = res.responses[i];
-      const hits = 'hits' in r0 ? r0.hits.hits : [];
-      delivered.push(...hits);
-      return { company_ein: normalizeEin(ein), contacts: hits.map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries)) };
+      return 'hits' in r0 ? r0.hits.hits : [];
     });
+    const delivered = perEin.flat();
+    const tags = await tagsOf(delivered);
+    const contactsOf = (i: number) => perEin[i].map((h) => shape(personnel, s, h._source as Doc, now, h.matched_queries, tagged(tags, h._id)));
+    // JSON groups contacts by input EIN; flat is one table of contact rows (each carries its company_ein).
+    const data = s.format === 'flat' ? eins.flatMap((ein, i) => contactsOf(i).map((row) => ({ company_ein: normalizeEin(ein), ...row }))) : eins.map((ein, i) => ({ company_ein: normalizeEin(ein), contacts: contactsOf(i) }));
     await answer(ctx, services, personnel, s, data, deliveryOf(delivered), { requested: eins.length });
   });
 

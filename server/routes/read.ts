@@ -78,7 +78,7 @@ export function readRoutes(services: Services): Router {
       const extra: Record<string, unknown> = {};
       if (def.name === 'personnel') {
         extra.crm_status = (await crmStatusByIds(services, auth.key.org, def, aliasName(auth.dataNamespace, def.name), [String(doc.id)])).get(String(doc.id));
-        if (one(q, 'mode') === 'full') extra.tags = await services.tags.namesOf(scopeOf(auth.key), 'personnel', String(doc.id));
+        if (projection.tags) extra.tags = await services.tags.namesOf(scopeOf(auth.key), 'personnel', String(doc.id));
       }
       const row = shapeRow(doc, projection.fields, { source: def.leadSource(doc), retrievedAt: new Date().toISOString(), extra });
       const charge = await chargeRows(services, auth, def.name, projection.tier, 1, [], undefined, { generation: got.index, ids: [String(doc.id)] });

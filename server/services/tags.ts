@@ -285,6 +285,15 @@ export class TagService {
     return (await this.redis.smembers(this.rk.tagNames(scope, entityType, entityId))).sort();
   }
 
+  /** namesOf for many entities in one pipeline (list and batch rows). */
+  async namesOfMany(scope: string, entityType: EntityName, entityIds: readonly string[]): Promise<Map<string, string[]>> {
+    if (!entityIds.length) return new Map();
+    const pipe = this.redis.pipeline();
+    for (const id of entityIds) pipe.smembers(this.rk.tagNames(scope, entityType, id));
+    const res = (await pipe.exec()) ?? [];
+    return new Map(entityIds.map((id, i) => [id, ((res[i]?.[1] as string[] | undefined) ?? []).sort()]));
+  }
+
   /**
    * Ids of the entities of a type that carry every one of `tags` (AND) for the scope, sorted;
    * the `tags=` list filter. Tags are normalized as on write; an empty one is a 400 on `tags`.

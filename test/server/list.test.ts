@@ -377,4 +377,26 @@ t("contacts carry their employer's industry; broker contacts the broker firm's L
   for (const c of brokerContacts) assert.is(c.company_linkedin, linkedinOf.get(c.broker_name), c.broker_name);
 });
 
+t('personnel fields may name crm_status and tags; empty person_ geography is 400; a cursor of other data is invalid; OPTIONS answers in the envelope', async () => {
+  const some = (await get('/v1/personnel?lead_type=company&page_size=2&fields=full_name')).body.data as Row[];
+  await h.call('POST', '/v1/tags', { secret: adv, body: { entity_type: 'personnel', entity_id: some[0].id, tag: 'Decision maker' } });
+  const res = await get(`/v1/personnel?lead_type=company&page_size=2&fields=full_name,tags,crm_status`);
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.data.map((r: Row) => [r.id, r.tags]), [[some[0].id, ['decision maker']], [some[1].id, []]]);
+  for (const r of res.body.data) assert.equal(r.crm_status, []);
+  const detail = await get(`/v1/personnel/${some[0].id}?lead_type=company&fields=tags`);
+  assert.equal(detail.body.data.tags, ['decision maker']);
+  assertError(await get('/v1/personnel?lead_type=company&fields=nope'), 400, 'VALIDATION_ERROR', 'fields.nope', 'unknown_field');
+  for (const qs of ['person_states=', 'person_states=,,', 'person_dmas=%20']) {
+    assertError(await get(`/v1/personnel?lead_type=company&${qs}`), 400, 'VALIDATION_ERROR', qs.split('=')[0], 'missing_value');
+  }
+  const page = await get('/v1/companies?states=TX&page_size=2');
+  const cursor = JSON.parse(Buffer.from(page.body.meta.next_cursor, 'base64url').toString());
+  const foreign = Buffer.from(JSON.stringify({ ...cursor, g: cursor.g.replace(/-companies-/, '-sandbox-companies-') })).toString('base64url');
+  assertError(await get(`/v1/companies?states=TX&page_size=2&cursor=${foreign}`), 400, 'VALIDATION_ERROR', 'cursor', 'invalid_cursor');
+  const options = await h.call('OPTIONS', '/v1/companies', { secret: adv });
+  assert.is(options.status, 200);
+  assert.equal([options.body.ok, options.body.data.methods.includes('GET'), options.body.meta.credits_charged], [true, true, 0]);
+});
+
 t.run();

@@ -58,6 +58,12 @@ t('broker lookup: one match, 400 AMBIGUOUS_LOOKUP with suggestions, 404 with nea
   const amb = await get('/v1/brokers/lookup?name=Smith%20Benefits%20Group');
   assertError(amb, 400, 'AMBIGUOUS_LOOKUP', 'name', 'ambiguous');
   assert.equal(amb.body.error.details[0].suggestions.map((s: { id: string }) => s.id).sort(), ['b2', 'b3']);
+  // Spelled out with its suffix, the name is one broker's.
+  for (const [name, id] of [['Smith Benefits Group LLC', 'b2'], ['smith benefits group, inc.', 'b3']]) {
+    const res = await get(`/v1/brokers/lookup?name=${encodeURIComponent(name)}`);
+    assert.is(res.status, 200, `${name}: ${JSON.stringify(res.body)}`);
+    assert.is(res.body.data.id, id);
+  }
   const miss = await get('/v1/brokers/lookup?name=Marsh%20McLenan');
   assertError(miss, 404, 'NOT_FOUND', 'name');
   assert.ok(miss.body.error.details[0].suggestions.some((s: { id: string }) => s.id === 'b1'));
@@ -82,6 +88,15 @@ t('personnel batch: contacts per EIN (page_size per input), lead_type required a
   const broker = await post('/v1/personnel/batch', { ids: ['p1', 'p2'], lead_type: 'broker' });
   assert.equal(broker.body.data.map((r: { id: string }) => r.id), ['p2']);
   assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
+  // format=flat: one table of contact rows, every value a string, each row naming its input EIN.
+  const flat = await h.call('POST', '/v1/personnel/batch?format=flat&fields=full_name', { secret, body: { company_eins: ['12-3456789', '987654321'], lead_type: 'company' } });
+  assert.is(flat.status, 200, JSON.stringify(flat.body));
+  assert.equal(flat.body.data.map((r: Record<string, string>) => [r.company_ein, r.id]), [['123456789', 'p1'], ['987654321', 'p4']]);
+  for (const r of flat.body.data) for (const v of Object.values(r)) assert.type(v, 'string');
+  // fields may name the per-caller members of a contact: crm_status and tags.
+  await h.call('POST', '/v1/tags', { secret, body: { entity_type: 'personnel', entity_id: 'p4', tag: 'Renewal Q3' } });
+  const withTags = await h.call('POST', '/v1/personnel/batch?fields=full_name,tags,crm_status', { secret, body: { ids: ['p1', 'p4'], lead_type: 'company' } });
+  assert.equal(withTags.body.data.map((r: { id: string; tags: string[]; crm_status: string[] }) => [r.id, r.tags, r.crm_status]), [['p1', [], []], ['p4', ['renewal q3'], []]]);
   assertError(await post('/v1/personnel/batch', { lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins');
   assertError(await post('/v1/personnel/batch', { company_eins: Array.from({ length: 51 }, () => '123456789'), lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins', 'too_many_items');
 });
@@ -115,6 +130,15 @@ t('bodies: not JSON is 415; dry runs answer data in the shape of the real call; 
   assert.equal(viaQuery.body.data[0].contacts.map((c: { id: string }) => c.id), ['p1']);
   assertError(await h.call('POST', '/v1/personnel/batch?lead_type=broker', { secret, body: { company_eins: ['123456789'], lead_type: 'company' } }), 400, 'VALIDATION_ERROR', 'lead_type', 'conflicting_values');
   assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
+  // format=flat: one table of contact rows, every value a string, each row naming its input EIN.
+  const flat = await h.call('POST', '/v1/personnel/batch?format=flat&fields=full_name', { secret, body: { company_eins: ['12-3456789', '987654321'], lead_type: 'company' } });
+  assert.is(flat.status, 200, JSON.stringify(flat.body));
+  assert.equal(flat.body.data.map((r: Record<string, string>) => [r.company_ein, r.id]), [['123456789', 'p1'], ['987654321', 'p4']]);
+  for (const r of flat.body.data) for (const v of Object.values(r)) assert.type(v, 'string');
+  // fields may name the per-caller members of a contact: crm_status and tags.
+  await h.call('POST', '/v1/tags', { secret, body: { entity_type: 'personnel', entity_id: 'p4', tag: 'Renewal Q3' } });
+  const withTags = await h.call('POST', '/v1/personnel/batch?fields=full_name,tags,crm_status', { secret, body: { ids: ['p1', 'p4'], lead_type: 'company' } });
+  assert.equal(withTags.body.data.map((r: { id: string; tags: string[]; crm_status: string[] }) => [r.id, r.tags, r.crm_status]), [['p1', [], []], ['p4', ['renewal q3'], []]]);
 });
 
 t.run();
