@@ -43,7 +43,7 @@ export interface CrawlStep {
 export function crawlDetected(streak: number, windowS: number): ApiError {
   return new ApiError(
     'CRAWL_DETECTED',
-    `${streak} consecutive pages of the same filters were requested; narrow the filters or use the CSV export`,
+    `${streak} consecutive pages of the same filters were requested; narrow the filters, or continue after Retry-After seconds`,
     [{ field: 'page', issue: 'sequential_page_walking' }],
   ).withHeaders({ 'Retry-After': String(windowS) });
 }
