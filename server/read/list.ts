@@ -31,13 +31,23 @@ export interface ListResult {
 
 type Query = Record<string, string | string[]>;
 
-/** Fingerprint of a filter combination (everything but the page), for crawl detection. */
-function fingerprint(def: EntityDef, q: Query): string {
+/**
+ * Fingerprint of a filter combination (everything but the page) in the caller's context, for
+ * crawl detection, remembered page ends and cursors: `context` names what else decides the
+ * rows (the data namespace; the user for tags=, the organization for crm_status=), so that
+ * two users' `tags=vip` never share page positions.
+ */
+function fingerprint(def: EntityDef, q: Query, context: string): string {
   const parts = Object.keys(q)
     .filter((k) => k !== 'page' && k !== 'cursor' && k !== 'explain')
     .sort()
     .map((k) => `${k}=${JSON.stringify(q[k])}`);
-  return createHash('sha1').update(`${def.name}?${parts.join('&')}`).digest('hex').slice(0, 20);
+  return createHash('sha1').update(`${context}|${def.name}?${parts.join('&')}`).digest('hex').slice(0, 20);
+}
+
+/** What besides the parameters decides which rows match (see fingerprint). */
+function rowContext(auth: AuthState, p: ListParams): string {
+  return [auth.dataNamespace, p.tags.length ? `u:${scopeOf(auth.key)}` : '', p.crmStatus.length ? `o:${auth.key.org}` : ''].join('|');
 }
 
 /** The sort values just before `offset`, walked with search_after over sort values only. */
@@ -64,7 +74,8 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const explain = q.explain === 'true';
   if (q.explain !== undefined && !['true', 'false'].includes(String(q.explain))) throw invalid({ field: 'explain', issue: 'invalid_boolean', expected: ['true', 'false'] });
   if (explain && !auth.key.internal) throw forbidden('explain is for internal tokens only', 'explain', 'internal_only');
-  const fp = fingerprint(def, q);
+  const context = rowContext(auth, p);
+  const fp = fingerprint(def, q, context);
   const given = rowsWanted && typeof q.cursor === 'string' ? decodeCursor(q.cursor, fp) : null;
   if (given && !given.g.startsWith(`${index}-`)) throw invalid({ field: 'cursor', issue: 'invalid_cursor' }, 'cursor: it was issued for other data (a test key\'s sandbox or another resource)');
   if (given && q.page !== undefined && Number(q.page) !== given.p) throw invalid({ field: 'page', issue: 'conflicts_with_cursor', expected: given.p });
@@ -139,7 +150,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   const [charge, total] = await Promise.all([
     chargeRows(services, auth, def.name, p.projection.tier, rows.length, p.signals, crawl, { generation: pageHits[0]?._index ?? '', ids: pageHits.map((h) => String(h._id)) }),
     // An empty page (past the end) names no concrete index to key the count cache by: count now.
-    !p.includeCount ? undefined : res && hits.length ? exactCount(services, def, q, body, res, hits[0]._index) : services.es.count({ index, query: body.query }).then((c) => c.count),
+    !p.includeCount ? undefined : res && hits.length ? exactCount(services, def, q, body, res, hits[0]._index, context) : services.es.count({ index, query: body.query }).then((c) => c.count),
     end ? remember(services, fp, page, end) : null,
   ]);
   return {
@@ -165,7 +176,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
  * Redis count cache (keyed by the filters and the concrete index, so an alias move
  * invalidates it); on a miss the count starts in the background and null means pending.
  */
-async function exactCount(services: Services, def: EntityDef, q: Query, body: SearchBody, res: { hits: { total?: number | { value: number; relation: string } } }, generation: string): Promise<number | null> {
+async function exactCount(services: Services, def: EntityDef, q: Query, body: SearchBody, res: { hits: { total?: number | { value: number; relation: string } } }, generation: string, context: string): Promise<number | null> {
   const t = res.hits.total;
   if (t === undefined) return 0;
   if (typeof t === 'number') return t;
@@ -174,7 +185,7 @@ async function exactCount(services: Services, def: EntityDef, q: Query, body: Se
     .filter((k) => !['page', 'page_size', 'sort_by', 'sort_dir', 'mode', 'fields', 'format', 'cursor', 'explain', 'include_count'].includes(k))
     .sort()
     .map((k) => `${k}=${JSON.stringify(q[k])}`);
-  const key = services.rk.count(createHash('sha1').update(`${def.name}|${generation}|${filters.join('&')}`).digest('hex').slice(0, 24));
+  const key = services.rk.count(createHash('sha1').update(`${context}|${def.name}|${generation}|${filters.join('&')}`).digest('hex').slice(0, 24));
   const cached = await services.redis.get(key);
   if (cached !== null && cached !== 'pending') return Number(cached);
   if (cached === null && (await services.redis.set(key, 'pending', 'EX', 60, 'NX')) === 'OK') {

@@ -399,4 +399,21 @@ t('personnel fields may name crm_status and tags; empty person_ geography is 400
   assert.equal([options.body.ok, options.body.data.methods.includes('GET'), options.body.meta.credits_charged], [true, true, 0]);
 });
 
+t("two users' tags= of the same name never share page positions", async () => {
+  const other = (await h.key({ org, user: 'u2', field_tier: 'advanced' })).secret;
+  const first = (await get('/v1/companies?states=TX&page_size=6&fields=company_name')).body.data as Row[];
+  const [mine, theirs] = [first.slice(0, 3), first.slice(3, 6)];
+  for (const [secret, rows] of [[adv, mine], [other, theirs]] as const) {
+    for (const r of rows) assert.ok([200, 201].includes((await h.call('POST', '/v1/tags', { secret, body: { entity_type: 'companies', entity_id: r.id, tag: 'shared-name' } })).status));
+  }
+  const path = '/v1/companies?tags=shared-name&states=TX&page_size=1&fields=company_name';
+  const a0 = await get(`${path}&page=0`);
+  const a1 = await get(`${path}&page=1`);
+  assert.equal([a0.body.data[0].id, a1.body.data[0].id], [mine[0].id, mine[1].id]);
+  // The other user's page 1 starts after their own page 0, not after this user's.
+  const b1 = await get(`${path}&page=1`, other);
+  assert.is(b1.body.data[0].id, theirs[1].id);
+  assert.is(b1.body.meta.total_count, 3);
+});
+
 t.run();
