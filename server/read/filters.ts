@@ -32,6 +32,18 @@ const BOOL: Record<string, boolean> = { true: true, '1': true, false: false, '0'
 
 type Build = (def: FilterDef, values: string[], problems: ErrorDetail[]) => Clause | null;
 
+/** Values normalized (domain, EIN) and matched exactly; one that does not normalize is a 400 naming the format. */
+const normalizedTerms =
+  (normalize: (v: string) => string, expected: string): Build =>
+  (def, values, problems) => {
+    const normalized = values.map(normalize);
+    if (normalized.some((x) => !x)) {
+      problems.push({ field: def.param, issue: 'invalid_format', expected });
+      return null;
+    }
+    return { terms: { [def.fields[0]]: normalized } };
+  };
+
 const KINDS: Record<FilterKind, Build> = {
   terms: (def, values, problems) => {
     const bad = def.values ? values.filter((v) => !def.values!.includes(v)) : [];
@@ -67,14 +79,7 @@ const KINDS: Record<FilterKind, Build> = {
     }
     return { terms: { [def.fields[0]]: [...new Set(expanded as string[])] } };
   },
-  domain: (def, values, problems) => {
-    const d = values.map(normalizeDomain);
-    if (d.some((x) => !x)) {
-      problems.push({ field: def.param, issue: 'invalid_format', expected: 'a domain such as acme.com' });
-      return null;
-    }
-    return { terms: { [def.fields[0]]: d } };
-  },
+  domain: normalizedTerms(normalizeDomain, 'a domain such as acme.com'),
   seniority: (def, values, problems) => {
     if (values.some((v) => !def.values!.includes(v))) {
       problems.push({ field: def.param, issue: 'invalid_value', expected: def.values });
@@ -88,14 +93,7 @@ const KINDS: Record<FilterKind, Build> = {
     });
     return anyOf([{ terms: { [def.fields[0]]: values } }, ...words]);
   },
-  ein: (def, values, problems) => {
-    const eins = values.map(normalizeEin);
-    if (eins.some((x) => !x)) {
-      problems.push({ field: def.param, issue: 'invalid_format', expected: '9 digits, with or without the dash (12-3456789)' });
-      return null;
-    }
-    return { terms: { [def.fields[0]]: eins } };
-  },
+  ein: normalizedTerms(normalizeEin, '9 digits, with or without the dash (12-3456789)'),
   id_or_name: (def, values) => anyOf(values.map((v) => (ID_RE.test(v) ? anyOf([{ term: { [def.fields[0]]: v } }, substring([def.fields[1]], v)]) : substring([def.fields[1]], v)))),
   year_or_latest: (def, values, problems) => {
     if (values.length !== 1 || !(values[0] === 'latest' || /^(19|20)\d{2}$/.test(values[0]))) {

@@ -88,15 +88,6 @@ t('personnel batch: contacts per EIN (page_size per input), lead_type required a
   const broker = await post('/v1/personnel/batch', { ids: ['p1', 'p2'], lead_type: 'broker' });
   assert.equal(broker.body.data.map((r: { id: string }) => r.id), ['p2']);
   assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
-  // format=flat: one table of contact rows, every value a string, each row naming its input EIN.
-  const flat = await h.call('POST', '/v1/personnel/batch?format=flat&fields=full_name', { secret, body: { company_eins: ['12-3456789', '987654321'], lead_type: 'company' } });
-  assert.is(flat.status, 200, JSON.stringify(flat.body));
-  assert.equal(flat.body.data.map((r: Record<string, string>) => [r.company_ein, r.id]), [['123456789', 'p1'], ['987654321', 'p4']]);
-  for (const r of flat.body.data) for (const v of Object.values(r)) assert.type(v, 'string');
-  // fields may name the per-caller members of a contact: crm_status and tags.
-  await h.call('POST', '/v1/tags', { secret, body: { entity_type: 'personnel', entity_id: 'p4', tag: 'Renewal Q3' } });
-  const withTags = await h.call('POST', '/v1/personnel/batch?fields=full_name,tags,crm_status', { secret, body: { ids: ['p1', 'p4'], lead_type: 'company' } });
-  assert.equal(withTags.body.data.map((r: { id: string; tags: string[]; crm_status: string[] }) => [r.id, r.tags, r.crm_status]), [['p1', [], []], ['p4', ['renewal q3'], []]]);
   assertError(await post('/v1/personnel/batch', { lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins');
   assertError(await post('/v1/personnel/batch', { company_eins: Array.from({ length: 51 }, () => '123456789'), lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins', 'too_many_items');
 });
