@@ -24,8 +24,6 @@ export type FilterKind =
   | 'domain'
   /** EINs, with or without the dash, matched exactly. */
   | 'ein'
-  /** Seniority levels: the `seniority` field (fields[0]) or the level's title words in the title (fields[1]). */
-  | 'seniority'
   /** An id (exact, on `fields[0]`) or a name (substring, on `fields[1]`). */
   | 'id_or_name'
   /**
@@ -100,7 +98,7 @@ export const FILTERS: Readonly<Record<EntityName, readonly FilterDef[]>> = Objec
   personnel: [
     ...COMPANY_SIDE,
     f('filing_year', 'year_or_latest', 'filing_year'),
-    f('seniority', 'seniority', ['seniority', 'title'], { values: SENIORITIES }),
+    f('seniority', 'terms', 'seniority_levels', { values: SENIORITIES }),
     f('job_function', 'terms', 'job_function', { values: JOB_FUNCTIONS }),
     f('job_title', 'text', 'title'),
     f('has_email', 'has', 'email_address'),

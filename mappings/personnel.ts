@@ -4,7 +4,7 @@
  * from the parent at ingest, because Elasticsearch has no joins.
  */
 import { csv, defineEntity, domainOf, derived, f, firstOf, joined } from './fields.ts';
-import { EMAIL_STATUSES, FORM5500_ROLES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES } from './reference.ts';
+import { EMAIL_STATUSES, FORM5500_ROLES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES, seniorityLevels } from './reference.ts';
 
 /** NAICS industry group of insurance brokerages: the industry of every broker contact's employer. */
 export const BROKER_INDUSTRY = 'Agencies, Brokerages, and Other Insurance Related Activities';
@@ -37,6 +37,7 @@ export const personnel = defineEntity({
     f('title', 'name', 'Job title', csv(), { light: true, cf: 'string', blank: true, search: 1, autocomplete: true }),
     f('job_description', 'text', 'Description of the role', csv(), { blank: true }),
     f('seniority', 'keyword', 'C-suite, VP-Director, Mid-Level or Entry-Level', csv(), { cf: 'exact', blank: true, enum: SENIORITIES }),
+    f('seniority_levels', 'keywords', 'Levels by seniority value or title words (what the seniority filter matches)', derived((d) => seniorityLevels(d.seniority, d.title)), { output: false }),
     f('job_function', 'keyword', 'Job function', csv(), { cf: 'exact', blank: true, enum: JOB_FUNCTIONS }),
     f('email_address', 'keyword', 'Work email (exact, case-sensitive reverse lookup)', csv(), { cf: 'exact', blank: true, format: 'email' }),
     f('email_status', 'keyword', 'Email verification status', csv(), { cf: 'exact', blank: true, enum: EMAIL_STATUSES }),

@@ -133,7 +133,8 @@ export const SENIORITIES = ['C-suite', 'VP-Director', 'Mid-Level', 'Entry-Level'
  * Title words of each seniority (spec: seniority is "matched by title substring, so adjacent
  * titles can be included"): a contact matches its level's name in `seniority` or one of these
  * words or phrases in its title (whole words, so "CTO" is not found in "Director"); a phrase
- * after `!` excludes ("President" but not "Vice President").
+ * after `!` excludes ("President" but not "Vice President"). Ingest computes the levels of each
+ * contact once (`seniorityLevels`, the `seniority_levels` field), so the filter is one terms query.
  */
 export const SENIORITY_TITLES: Record<(typeof SENIORITIES)[number], readonly string[]> = {
   'C-suite': ['chief', 'ceo', 'cfo', 'coo', 'cto', 'cio', 'chro', 'cmo', 'owner', 'founder', 'president!vice president', 'principal', 'managing partner'],
@@ -141,6 +142,23 @@ export const SENIORITY_TITLES: Record<(typeof SENIORITIES)[number], readonly str
   'Mid-Level': ['manager', 'supervisor', 'producer', 'consultant', 'account executive', 'sales executive', 'business partner', 'team lead'],
   'Entry-Level': ['assistant', 'coordinator', 'associate', 'specialist', 'administrator', 'generalist', 'accountant', 'analyst', 'clerk', 'intern', 'representative'],
 };
+
+/** The seniority levels of a contact: its `seniority` value and every level whose title words its title holds. */
+export function seniorityLevels(seniority: unknown, title: unknown): string[] {
+  const out = new Set<string>();
+  if (typeof seniority === 'string' && (SENIORITIES as readonly string[]).includes(seniority)) out.add(seniority);
+  if (typeof title === 'string' && title) {
+    const words = ` ${title.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()} `;
+    for (const level of SENIORITIES) {
+      const hit = SENIORITY_TITLES[level].some((w) => {
+        const [phrase, unless] = w.split('!');
+        return words.includes(` ${phrase} `) && !(unless && words.includes(` ${unless} `));
+      });
+      if (hit) out.add(level);
+    }
+  }
+  return [...out];
+}
 export const JOB_FUNCTIONS = [
   'HR', 'Benefits', 'Finance', 'Operations', 'Executive', 'Legal', 'IT', 'Sales', 'Marketing', 'Administration', 'Account Management',
 ] as const;

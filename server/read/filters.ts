@@ -5,7 +5,7 @@
 import { FILTERS, type FilterDef, type FilterKind } from '../../mappings/filters.ts';
 import { expandIndustry } from '../../mappings/industries.ts';
 import { normalizeDomain, normalizeEin } from '../../mappings/normalize.ts';
-import { DMAS, parseDmas, SENIORITY_TITLES, STATE_CODES } from '../../mappings/reference.ts';
+import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
 import { matchOutOfBounds } from './params.ts';
@@ -80,19 +80,6 @@ const KINDS: Record<FilterKind, Build> = {
     return { terms: { [def.fields[0]]: [...new Set(expanded as string[])] } };
   },
   domain: normalizedTerms(normalizeDomain, 'a domain such as acme.com'),
-  seniority: (def, values, problems) => {
-    if (values.some((v) => !def.values!.includes(v))) {
-      problems.push({ field: def.param, issue: 'invalid_value', expected: def.values });
-      return null;
-    }
-    const title = def.fields[1];
-    const words = values.flatMap((v) => SENIORITY_TITLES[v as keyof typeof SENIORITY_TITLES]).map((w) => {
-      const [phrase, unless] = w.split('!');
-      const clause = { match_phrase: { [title]: phrase } };
-      return unless ? { bool: { must: [clause], must_not: [{ match_phrase: { [title]: unless } }] } } : clause;
-    });
-    return anyOf([{ terms: { [def.fields[0]]: values } }, ...words]);
-  },
   ein: normalizedTerms(normalizeEin, '9 digits, with or without the dash (12-3456789)'),
   id_or_name: (def, values) => anyOf(values.map((v) => (ID_RE.test(v) ? anyOf([{ term: { [def.fields[0]]: v } }, substring([def.fields[1]], v)]) : substring([def.fields[1]], v)))),
   year_or_latest: (def, values, problems) => {

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compactName, foldText, normalizeDomain, normalizeEin, normalizeName } from '../../mappings/normalize.ts';
+import { seniorityLevels } from '../../mappings/reference.ts';
 
 test('foldText folds accents, case, punctuation and ampersands', () => {
   assert.is(foldText('Café Lumière, S.A.'), 'cafe lumiere s a');
@@ -32,6 +33,19 @@ test('normalizeEin keeps 9-digit strings only', () => {
   assert.is(normalizeEin('012345678'), '012345678');
   assert.is(normalizeEin('1234'), '');
   assert.is(normalizeEin('12345678a'), '');
+});
+
+
+test('seniorityLevels: the seniority value plus the levels whose title words the title holds (whole words)', () => {
+  assert.equal(seniorityLevels('', 'Chief Executive Officer'), ['C-suite']);
+  assert.equal(seniorityLevels(null, 'Owner'), ['C-suite']);
+  assert.equal(seniorityLevels('', 'Vice President, Employee Benefits'), ['VP-Director'], 'President, but not Vice President');
+  assert.equal(seniorityLevels('', 'Director of Operations'), ['VP-Director'], '"cto" is not a word of "Director"');
+  assert.equal(seniorityLevels('Mid-Level', 'Benefits Manager'), ['Mid-Level']);
+  assert.equal(seniorityLevels('Entry-Level', 'Executive Assistant'), ['Entry-Level']);
+  assert.equal(seniorityLevels('C-suite', 'Managing Partner'), ['C-suite']);
+  assert.equal(seniorityLevels('', 'Director, HR Manager'), ['VP-Director', 'Mid-Level'], 'adjacent titles can be included');
+  assert.equal(seniorityLevels('Nope', ''), []);
 });
 
 test.run();
