@@ -12,6 +12,7 @@ import { KeyService } from './services/keys.ts';
 import { CreditService } from './services/credits.ts';
 import { TagService } from './services/tags.ts';
 import { CrawlGuard } from './services/crawl.ts';
+import { CursorCodec } from './read/cursor.ts';
 import { CrmService } from './services/crm.ts';
 
 export interface Services {
@@ -28,6 +29,8 @@ export interface Services {
   tags: TagService;
   crawl: CrawlGuard;
   crm: CrmService;
+  /** Signed page cursors (read/cursor.ts). */
+  cursors: CursorCodec;
   /** Elasticsearch namespace a key reads: the sandbox for test keys. */
   dataNamespace: (keyType: 'live' | 'test') => string;
   close: () => Promise<void>;
@@ -51,6 +54,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     credits: new CreditService(redis, rk),
     tags: new TagService(redis, rk, es),
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
+    cursors: new CursorCodec(redis, rk.cursorSecret()),
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     close: async () => {

@@ -34,6 +34,8 @@ export interface RedisKeys {
   /** Count cache and cursors of list queries. */
   count(fingerprint: string): string;
   cursor(fingerprint: string, page: number): string;
+  /** Secret that signs page cursors (shared by every server of the namespace). */
+  cursorSecret(): string;
   /** Prefix of everything in the namespace (tests clean up by it). */
   prefix(): string;
 }
@@ -60,6 +62,7 @@ export function redisKeys(ns: string): RedisKeys {
     tagIndex: (s: string) => `${user(s)}:tags`,
     tagByName: (s: string, tag: string) => `${user(s)}:byname:${tag}`,
     crm: (o: string) => `${org(o)}:crm`,
+    cursorSecret: () => `${p}cursor-secret`,
     count: (fp: string) => `${p}count:${fp}`,
     cursor: (fp: string, page: number) => `${p}cursor:${fp}:${page}`,
     prefix: () => p,

@@ -24,8 +24,33 @@ const substring = (fields: readonly string[], v: string): Clause =>
 /** Values of a parameter: repeated, whole, or comma-split; trimmed, blanks dropped. */
 function valuesOf(def: FilterDef, raw: string | string[]): string[] {
   const list = Array.isArray(raw) ? raw : [raw];
+  // A repeated parameter with one empty occurrence is as empty as a single one (missing_value).
+  if (list.length > 1 && list.some((v) => !v.trim())) return [];
+  if (def.kind === 'industries') return list.flatMap((v) => industryLabels(v));
   const parts = def.repeatable || def.whole ? list : list.flatMap((v) => v.split(','));
   return parts.map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * Comma-separated industry labels, where a label may itself hold commas ("Architectural,
+ * Engineering, and Related Services"): the longest run of parts that names a label is one value.
+ */
+function industryLabels(raw: string): string[] {
+  const parts = raw.split(',');
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; ) {
+    let end = i + 1;
+    for (let j = parts.length; j > i + 1; j--) {
+      if (expandIndustry(parts.slice(i, j).join(',').trim()) !== null) {
+        end = j;
+        break;
+      }
+    }
+    const label = parts.slice(i, end).join(',').trim();
+    if (label) out.push(label);
+    i = end;
+  }
+  return out;
 }
 
 const BOOL: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };

@@ -14,10 +14,10 @@ import { keyTier } from '../services/tiers.ts';
 import { normalizeTag, scopeOf } from '../services/tags.ts';
 import { chargeRows } from './charge.ts';
 import { parseListParams, type ListParams } from './list-params.ts';
-import { buildListQuery, crmStatusOfHit, type SearchBody } from './query.ts';
+import { buildListQuery, crmStatusOfHit, sortClause, type SearchBody } from './query.ts';
 import { noCrmContext } from './crm.ts';
 import { resourceFilters } from './filters.ts';
-import { decodeCursor, encodeCursor, staleCursor, type Cursor } from './cursor.ts';
+import { staleCursor, type Cursor } from './cursor.ts';
 import { forbidden, invalid } from '../errors.ts';
 import { flattenRow, shapeRow } from './projection.ts';
 
@@ -76,7 +76,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
   if (explain && !auth.key.internal) throw forbidden('explain is for internal tokens only', 'explain', 'internal_only');
   const context = rowContext(auth, p);
   const fp = fingerprint(def, q, context);
-  const given = rowsWanted && typeof q.cursor === 'string' ? decodeCursor(q.cursor, fp) : null;
+  const given = rowsWanted && typeof q.cursor === 'string' ? await services.cursors.decode(q.cursor, fp, sortClause(def, p).length) : null;
   if (given && !given.g.startsWith(`${index}-`)) throw invalid({ field: 'cursor', issue: 'invalid_cursor' }, 'cursor: it was issued for other data (a test key\'s sandbox or another resource)');
   if (given && q.page !== undefined && Number(q.page) !== given.p) throw invalid({ field: 'page', issue: 'conflicts_with_cursor', expected: given.p });
   const page = given ? given.p : p.page;
@@ -161,7 +161,7 @@ export async function listRows(services: Services, auth: AuthState, def: EntityD
       page_size: p.pageSize,
       returned: rows.length,
       has_more: hasMore,
-      ...(hasMore && end ? { next_cursor: encodeCursor(end) } : {}),
+      ...(hasMore && end ? { next_cursor: await services.cursors.encode(end) } : {}),
       ...tiers,
       credits_charged: charge.credits,
       cache_hit: charge.cacheHit,

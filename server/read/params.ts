@@ -54,7 +54,8 @@ export function matchOutOfBounds(field: string, values: readonly string[], probl
 
 /** Records a `too_long` problem for the first value over `max` characters; true when one was found. */
 export function tooLong(field: string, values: readonly string[], max: number, problems: ErrorDetail[]): boolean {
-  if (!values.some((v) => v.length > max)) return false;
+  // Characters as people count them (code points), not UTF-16 units: an emoji is one.
+  if (!values.some((v) => v.length > max && [...v].length > max)) return false;
   problems.push({ field, issue: 'too_long', expected: `at most ${max} characters` });
   return true;
 }

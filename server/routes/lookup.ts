@@ -196,9 +196,11 @@ export function lookupRoutes(services: Services): Router {
       await answer(ctx, services, personnel, s, rows, deliveryOf(res.hits.hits), { requested: body.ids.length });
       return;
     }
-    const eins = body.company_eins as string[];
-    const bad = eins.map((e, i) => [normalizeEin(e), i] as const).filter(([e]) => !e);
+    const given = body.company_eins as string[];
+    const bad = given.map((e, i) => [normalizeEin(e), i] as const).filter(([e]) => !e);
     if (bad.length) throw invalid(bad.map(([, i]) => ({ field: `company_eins[${i}]`, issue: 'invalid_format', expected: '9 digits' })));
+    // An EIN given twice (or with and without the dash) is one input: answered and charged once.
+    const eins = [...new Set(given.map(normalizeEin))];
     const size = body.page_size ?? 5;
     const res = await services.es.msearch<Doc>({
       searches: eins.flatMap((e) => [{ index }, { query: { bool: { filter: [side, { term: { company_ein: normalizeEin(e) } }], ...marks } }, size, sort: [{ [companion.sort('last_name')]: 'asc' }, { id: 'asc' }] }]),

@@ -162,9 +162,16 @@ export function tagRoutes(services: Services): Router {
   });
 
   /** Removes a record by id; another user's id is 404 like an unknown one. */
-  r.delete('/v1/tags/:id', async (ctx) => {
+  // (Not /v1/tags/bulk or /v1/tags/entities: those paths have their own methods, and Allow must say so.)
+  r.delete(/^\/v1\/tags\/(?!(?:bulk|entities)$)[^/]+$/, async (ctx) => {
     const { scope } = ownerOf(ctx);
-    ok(ctx, { ...(await tags.removeById(scope, ctx.params.id)), deleted: true });
+    let id: string;
+    try {
+      id = decodeURIComponent(ctx.path.slice('/v1/tags/'.length));
+    } catch {
+      id = '';
+    }
+    ok(ctx, { ...(await tags.removeById(scope, id)), deleted: true });
   });
 
   /** The caller's records, newest first; filters tag and entity_type (alias resource). */

@@ -390,10 +390,17 @@ t('personnel fields may name crm_status and tags; empty person_ geography is 400
   for (const qs of ['person_states=', 'person_states=,,', 'person_dmas=%20']) {
     assertError(await get(`/v1/personnel?lead_type=company&${qs}`), 400, 'VALIDATION_ERROR', qs.split('=')[0], 'missing_value');
   }
+  // Cursors are signed: an edited position, page or index is refused (an edited position was a
+  // 500, an edited page walked past crawl detection).
   const page = await get('/v1/companies?states=TX&page_size=2');
-  const cursor = JSON.parse(Buffer.from(page.body.meta.next_cursor, 'base64url').toString());
-  const foreign = Buffer.from(JSON.stringify({ ...cursor, g: cursor.g.replace(/-companies-/, '-sandbox-companies-') })).toString('base64url');
-  assertError(await get(`/v1/companies?states=TX&page_size=2&cursor=${foreign}`), 400, 'VALIDATION_ERROR', 'cursor', 'invalid_cursor');
+  const [body, signature] = String(page.body.meta.next_cursor).split('.');
+  const cursor = JSON.parse(Buffer.from(body, 'base64url').toString());
+  for (const edit of [{ a: [] }, { a: ['x', 1, 2] }, { p: 7 }, { g: cursor.g.replace(/-companies-/, '-sandbox-companies-') }]) {
+    const forged = `${Buffer.from(JSON.stringify({ ...cursor, ...edit })).toString('base64url')}.${signature}`;
+    assertError(await get(`/v1/companies?states=TX&page_size=2&cursor=${forged}`), 400, 'VALIDATION_ERROR', 'cursor', 'invalid_cursor');
+  }
+  assertError(await get(`/v1/companies?states=TX&page_size=2&cursor=${body}`), 400, 'VALIDATION_ERROR', 'cursor', 'invalid_cursor');
+  assert.is((await get(`/v1/companies?states=TX&page_size=2&cursor=${page.body.meta.next_cursor}`)).body.meta.page, 1);
   const options = await h.call('OPTIONS', '/v1/companies', { secret: adv });
   assert.is(options.status, 200);
   assert.equal([options.body.ok, options.body.data.methods.includes('GET'), options.body.meta.credits_charged], [true, true, 0]);
@@ -414,6 +421,17 @@ t("two users' tags= of the same name never share page positions", async () => {
   const b1 = await get(`${path}&page=1`, other);
   assert.is(b1.body.data[0].id, theirs[1].id);
   assert.is(b1.body.meta.total_count, 3);
+});
+
+t('labels holding commas, repeated empty values, and lengths counted in characters', async () => {
+  const both = await get(`/v1/companies?industries=${encodeURIComponent('Architectural, Engineering, and Related Services,Offices of Physicians')}&count_only=true`);
+  assert.is(both.status, 200, JSON.stringify(both.body));
+  const { industryPath } = await import('../../mappings/industries.ts');
+  const rows = (await get(`/v1/companies?industries=${encodeURIComponent('Architectural, Engineering, and Related Services')}&page_size=100&fields=company_industry`)).body.data as Row[];
+  for (const r of rows) assert.is(industryPath(r.company_industry)[1], 'Professional, Scientific, and Technical Services');
+  assertError(await get('/v1/companies?primary_broker_office=x&primary_broker_office='), 400, 'VALIDATION_ERROR', 'primary_broker_office', 'missing_value');
+  assert.is((await get(`/v1/companies?cf[company_name]=${encodeURIComponent('💡'.repeat(200))}&count_only=true`)).status, 200, '200 emoji are 200 characters');
+  assertError(await get(`/v1/companies?cf[company_name]=${encodeURIComponent('💡'.repeat(201))}`), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'too_long');
 });
 
 t.run();

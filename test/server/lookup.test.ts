@@ -121,6 +121,10 @@ t('bodies: not JSON is 415; dry runs answer data in the shape of the real call; 
   assert.equal(viaQuery.body.data[0].contacts.map((c: { id: string }) => c.id), ['p1']);
   assertError(await h.call('POST', '/v1/personnel/batch?lead_type=broker', { secret, body: { company_eins: ['123456789'], lead_type: 'company' } }), 400, 'VALIDATION_ERROR', 'lead_type', 'conflicting_values');
   assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
+  // An EIN given twice (with and without the dash) is one input, charged once.
+  const once = await post('/v1/personnel/batch', { company_eins: ['987654321'], lead_type: 'company', page_size: 5 });
+  const twice = await post('/v1/personnel/batch?dry_run=true', { company_eins: ['98-7654321', '987654321'], lead_type: 'company' });
+  assert.equal([twice.body.meta.requested, twice.body.meta.estimated_rows], [1, once.body.meta.returned]);
   // format=flat: one table of contact rows, every value a string, each row naming its input EIN.
   const flat = await h.call('POST', '/v1/personnel/batch?format=flat&fields=full_name', { secret, body: { company_eins: ['12-3456789', '987654321'], lead_type: 'company' } });
   assert.is(flat.status, 200, JSON.stringify(flat.body));

@@ -123,6 +123,10 @@ t('POST /v1/tags/bulk: created counts new rows, matched every entity; existing r
   assert.is(res.matched, 3);
   assert.equal(res.tags.map((r: { entity_id: string }) => r.entity_id), ['o1', 'o2', 'o3']);
   assert.equal(res.tags[0], existing);
+  // /v1/tags/bulk is not a record id: DELETE there is 405 with the methods that work.
+  const del = await call('DELETE', '/v1/tags/bulk', alice);
+  assertError(del, 405, 'METHOD_NOT_ALLOWED');
+  assert.is(del.headers.get('allow'), 'POST');
   for (const r of res.tags) {
     assert.is(r.entity_type, 'broker-offices');
     assert.is(r.tag, 'partner');
