@@ -43,12 +43,23 @@ const CF: Record<NonNullable<FieldDef['cf']>, (c: CfFilter) => Clause[]> = {
   string: (c) => [
     {
       bool: {
-        should: c.values.map((v) => ({ wildcard: { [keywordOf(c.field)]: { value: `*${escapeWildcard(String(v))}*`, case_insensitive: true } } })),
+        should: c.values.map((v) => containsClause(c.field, String(v))),
         minimum_should_match: 1,
       },
     },
   ],
 };
+
+/**
+ * A case-insensitive substring match. On a name it runs on the folded companion with the text
+ * folded alike, so case (beyond ASCII: "åberg" finds "Åberg"), accents and punctuation do not
+ * matter; elsewhere Elasticsearch's case_insensitive wildcard (ASCII case only) on the keyword.
+ */
+function containsClause(f: FieldDef, v: string): Clause {
+  const folded = f.type === 'name' ? foldText(v) : '';
+  if (folded) return { wildcard: { [sortFieldOf(f)]: { value: `*${escapeWildcard(folded)}*` } } };
+  return { wildcard: { [keywordOf(f)]: { value: `*${escapeWildcard(v)}*`, case_insensitive: true } } };
+}
 
 function numericCf(c: CfFilter): Clause[] {
   const out: Clause[] = [];

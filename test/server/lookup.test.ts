@@ -45,6 +45,11 @@ t('company lookup by domain (normalized), EIN (with or without dash) and name (s
     assert.equal([res.body.meta.credits_charged, res.body.meta.cache_hit], first ? [0.25, false] : [0, true], qs);
   }
   assertError(await get('/v1/companies/lookup?domain=nobody.example'), 404, 'NOT_FOUND', 'domain');
+  // cf on a name: case beyond ASCII and accents do not matter ("Café Lumière LLC").
+  for (const v of ['CAFÉ LUMI', 'lumiere', 'Café Lumière']) {
+    const res = await get(`/v1/companies?cf[company_name]=${encodeURIComponent(v)}&fields=company_name`);
+    assert.equal(res.body.data.map((r: { id: string }) => r.id), ['c2'], v);
+  }
   assertError(await get('/v1/companies/lookup'), 400, 'VALIDATION_ERROR', 'domain', 'missing_required');
   assertError(await get('/v1/companies/lookup?domain=acmehealth.com&ein=123456789'), 400, 'VALIDATION_ERROR');
   const dry = await get('/v1/companies/lookup?ein=123456789&dry_run=true&mode=full');

@@ -328,7 +328,7 @@ t('cf exact: one terms clause of the strings given (keyword field, not lowercase
   assert.equal(filtersOf(build(personnel, { 'cf[email_address]': 'Ann@Acme.com' })), [{ terms: { email_address: ['Ann@Acme.com'] } }]);
 });
 
-t('cf string: case-insensitive *substring* wildcards OR-ed; names match on .raw; * ? \\ escaped', () => {
+t('cf string: case-insensitive *substring* wildcards OR-ed; names match folded on their sort companion; * ? \\ escaped', () => {
   assert.equal(filtersOf(build(companies, { 'cf[city]': 'Austin' })), [
     { bool: { should: [{ wildcard: { city: { value: '*Austin*', case_insensitive: true } } }], minimum_should_match: 1 } },
   ]);
@@ -336,12 +336,20 @@ t('cf string: case-insensitive *substring* wildcards OR-ed; names match on .raw;
     {
       bool: {
         should: [
-          { wildcard: { 'company_name.raw': { value: '*acme*', case_insensitive: true } } },
-          { wildcard: { 'company_name.raw': { value: '*health*', case_insensitive: true } } },
+          { wildcard: { company_name__sort: { value: '*acme*' } } },
+          { wildcard: { company_name__sort: { value: '*health*' } } },
         ],
         minimum_should_match: 1,
       },
     },
+  ]);
+  // Folded as the companion is: case beyond ASCII, accents and punctuation do not matter.
+  assert.equal(filtersOf(build(companies, { 'cf[company_name]': 'ÅBERG & Søn' })), [
+    { bool: { should: [{ wildcard: { company_name__sort: { value: '*aberg and son*' } } }], minimum_should_match: 1 } },
+  ]);
+  // Nothing left after folding: the raw value, as typed.
+  assert.equal(filtersOf(build(companies, { 'cf[company_name]': '--' })), [
+    { bool: { should: [{ wildcard: { 'company_name.raw': { value: '*--*', case_insensitive: true } } }], minimum_should_match: 1 } },
   ]);
   assert.equal(filtersOf(build(companies, { 'cf[city]': 'a*b?c\\d' })), [
     { bool: { should: [{ wildcard: { city: { value: '*a\\*b\\?c\\\\d*', case_insensitive: true } } }], minimum_should_match: 1 } },
