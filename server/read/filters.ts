@@ -8,7 +8,8 @@ import { normalizeDomain, normalizeEin } from '../../mappings/normalize.ts';
 import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
-import { matchOutOfBounds } from './params.ts';
+import { leadTypeProblem, matchOutOfBounds } from './params.ts';
+import { containsWildcard } from './query.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { advancedAmong } from '../services/tiers.ts';
 
@@ -16,10 +17,8 @@ type Clause = Record<string, unknown>;
 type Query = Record<string, string | string[]>;
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
-const escapeWildcard = (s: string) => s.replace(/[\\*?]/g, (c) => `\\${c}`);
 const anyOf = (should: Clause[]): Clause => (should.length === 1 ? should[0] : { bool: { should, minimum_should_match: 1 } });
-const substring = (fields: readonly string[], v: string): Clause =>
-  anyOf(fields.map((f) => ({ wildcard: { [f]: { value: `*${escapeWildcard(v)}*`, case_insensitive: true } } })));
+const substring = (fields: readonly string[], v: string): Clause => anyOf(fields.map((f) => containsWildcard(f, v)));
 
 /** Values of a parameter: repeated, whole, or comma-split; trimmed, blanks dropped. */
 function valuesOf(def: FilterDef, raw: string | string[]): string[] {

@@ -4,13 +4,13 @@
  * naming the parameter. The query builder (query.ts) consumes the result.
  */
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
-import { DMAS, LEAD_TYPES, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
+import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import { SIGNAL_NAMES } from '../../mappings/signals.ts';
 import { ApiError, forbidden, invalid, type ErrorDetail } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { assertFieldsAllowed, assertSortAllowed, keyTier } from '../services/tiers.ts';
 import { FORMATS, project, type Format, type Projection } from './projection.ts';
-import { MAX_SEARCH_CHARS, matchOutOfBounds, one, tooLong } from './params.ts';
+import { leadTypeProblem, MAX_SEARCH_CHARS, matchOutOfBounds, one, tooLong } from './params.ts';
 import { CRM_STATUSES, type CrmStatus } from '../services/crm.ts';
 import { filterParams } from './filters.ts';
 
@@ -191,9 +191,9 @@ export function parseListParams(def: EntityDef, key: KeyRecord, q: Query, extraB
   let leadType: string | null = null;
   if (def.name === 'personnel') {
     const lt = one(q, 'lead_type');
-    if (lt === undefined || lt === '') details.push({ field: 'lead_type', issue: 'missing_required', expected: LEAD_TYPES });
-    else if (!(LEAD_TYPES as readonly string[]).includes(lt)) details.push({ field: 'lead_type', issue: 'invalid_value', expected: LEAD_TYPES });
-    else leadType = lt;
+    const problem = leadTypeProblem(lt);
+    if (problem) details.push(problem);
+    else leadType = lt as string;
   }
   const cf: CfFilter[] = [];
   const eb: FieldDef[] = [];

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'koa';
 import { invalid, type ErrorDetail } from '../errors.ts';
+import { LEAD_TYPES } from '../../mappings/reference.ts';
 
 /** The query as single strings; repeated parameters are refused unless listed in `repeatable`. */
 export function readQuery(ctx: Context, allowed: readonly string[], repeatable: readonly string[] = []): Record<string, string | string[]> {
@@ -58,4 +59,11 @@ export function tooLong(field: string, values: readonly string[], max: number, p
   if (!values.some((v) => v.length > max && [...v].length > max)) return false;
   problems.push({ field, issue: 'too_long', expected: `at most ${max} characters` });
   return true;
+}
+
+/** The problem with a personnel lead_type value (required, company or broker), or null. */
+export function leadTypeProblem(v: string | undefined): ErrorDetail | null {
+  if (v === undefined || v === '') return { field: 'lead_type', issue: 'missing_required', expected: LEAD_TYPES };
+  if (!(LEAD_TYPES as readonly string[]).includes(v)) return { field: 'lead_type', issue: 'invalid_value', expected: LEAD_TYPES };
+  return null;
 }

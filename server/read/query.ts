@@ -35,6 +35,9 @@ export const sortFieldOf = (f: FieldDef) => (f.type === 'name' ? companion.sort(
 
 const escapeWildcard = (s: string) => s.replace(/[\\*?]/g, (c) => `\\${c}`);
 
+/** A literal substring of a keyword field, ASCII case-insensitive (the cf string and substring filters). */
+export const containsWildcard = (field: string, v: string): Clause => ({ wildcard: { [field]: { value: `*${escapeWildcard(v)}*`, case_insensitive: true } } });
+
 /** cf by kind: a dispatch table, not an if-chain. */
 const CF: Record<NonNullable<FieldDef['cf']>, (c: CfFilter) => Clause[]> = {
   numeric: numericCf,
@@ -58,7 +61,7 @@ const CF: Record<NonNullable<FieldDef['cf']>, (c: CfFilter) => Clause[]> = {
 function containsClause(f: FieldDef, v: string): Clause {
   const folded = f.type === 'name' ? foldText(v) : '';
   if (folded) return { wildcard: { [sortFieldOf(f)]: { value: `*${escapeWildcard(folded)}*` } } };
-  return { wildcard: { [keywordOf(f)]: { value: `*${escapeWildcard(v)}*`, case_insensitive: true } } };
+  return containsWildcard(keywordOf(f), v);
 }
 
 function numericCf(c: CfFilter): Clause[] {

@@ -22,7 +22,7 @@ import { keyTier } from '../services/tiers.ts';
 import { bodyOf, validator } from '../validate.ts';
 import { chargeRows, type Delivery } from '../read/charge.ts';
 import { FORMATS, flattenRow, project, shapeRow, type Format, type Projection } from '../read/projection.ts';
-import { one, readQuery } from '../read/params.ts';
+import { leadTypeProblem, one, readQuery } from '../read/params.ts';
 import { crmMarks, crmStatusOfHit, searchClause } from '../read/query.ts';
 import { scopeOf } from '../services/tags.ts';
 
@@ -175,10 +175,10 @@ export function lookupRoutes(services: Services): Router {
     const body = personnelBody(bodyOf(ctx));
     // lead_type may be in the query or the body (spec, Personnel); given in both, they must agree.
     const fromQuery = one(q, 'lead_type');
-    if (fromQuery !== undefined && !(LEAD_TYPES as readonly string[]).includes(fromQuery)) throw invalid({ field: 'lead_type', issue: 'invalid_value', expected: LEAD_TYPES });
     if (fromQuery !== undefined && body.lead_type !== undefined && fromQuery !== body.lead_type) throw invalid({ field: 'lead_type', issue: 'conflicting_values', expected: `the same value in the query and the body (${body.lead_type})` });
     body.lead_type ??= fromQuery;
-    if (body.lead_type === undefined) throw invalid({ field: 'lead_type', issue: 'missing_required', expected: LEAD_TYPES });
+    const problem = leadTypeProblem(body.lead_type);
+    if (problem) throw invalid(problem);
     if (!body.company_eins === !body.ids) throw invalid({ field: 'company_eins', issue: body.ids ? 'one_of' : 'missing_required', expected: 'exactly one of company_eins, ids' });
     const s = shaping(personnel, auth, q);
     const index = aliasName(auth.dataNamespace, 'personnel');

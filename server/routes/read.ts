@@ -10,12 +10,11 @@ import { ok } from '../middleware/envelope.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
 import { invalid, notFound } from '../errors.ts';
 import { ENTITIES } from '../../mappings/index.ts';
-import { LEAD_TYPES } from '../../mappings/reference.ts';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
 import { aliasName } from '../../ingest/indices.ts';
 import { FORMATS, flattenRow, project, shapeRow, type Format } from '../read/projection.ts';
 import { chargeRows } from '../read/charge.ts';
-import { one, readQuery } from '../read/params.ts';
+import { leadTypeProblem, one, readQuery } from '../read/params.ts';
 import { keyTier } from '../services/tiers.ts';
 import { COMMON_LIST_PARAMS } from '../read/list-params.ts';
 import { listRows } from '../read/list.ts';
@@ -31,9 +30,9 @@ const RESERVED = ['batch', 'lookup', 'autocomplete', 'export\\.csv'];
 function leadType(def: EntityDef, q: Record<string, string | string[]>): string | null {
   if (def.name !== 'personnel') return null;
   const v = one(q, 'lead_type');
-  if (v === undefined || v === '') throw invalid({ field: 'lead_type', issue: 'missing_required', expected: LEAD_TYPES });
-  if (!(LEAD_TYPES as readonly string[]).includes(v)) throw invalid({ field: 'lead_type', issue: 'invalid_value', expected: LEAD_TYPES });
-  return v;
+  const problem = leadTypeProblem(v);
+  if (problem) throw invalid(problem);
+  return v as string;
 }
 
 async function getDoc(services: Services, ns: string, def: EntityDef, id: string): Promise<{ doc: Doc; index: string } | null> {
