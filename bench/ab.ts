@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadConfig } from '../server/config.ts';
+import { loadConfig } from '../core/config.ts';
 import { createServices } from '../server/context.ts';
 
 const { values: args } = parseArgs({

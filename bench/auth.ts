@@ -15,10 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import { loadConfig } from '../server/config.ts';
+import { loadConfig } from '../core/config.ts';
+import { sandboxNamespace } from '../core/names.ts';
 import { createServices, type Services } from '../server/context.ts';
 import { serve } from '../server/serve.ts';
-import { ensureRedis } from '../server/local/redis-local.ts';
+import { ensureRedis } from '../local/redis-local.ts';
 import { ingestFile } from '../ingest/run.ts';
 
 const { values: args } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '20' } } });
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
     for (const r of ['brokers', 'broker-offices', 'companies']) await ingestFile(config, r, `${fixtures}${r}.csv`, { progress: null, sandbox, errors: join(reports, `${r}.errors.csv`) });
   }
   const open = async (ctx: Context, next: Next) => {
-    ctx.state.auth = { key: { ...record, key_type: 'test' }, dataNamespace: `${config.namespace}-sandbox`, sandbox: true };
+    ctx.state.auth = { key: { ...record, key_type: 'test' }, dataNamespace: sandboxNamespace(config.namespace), sandbox: true };
     await next();
   };
   const noAuth = await serve(config, { port: 0, services: createServices(config), access: open });

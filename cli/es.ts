@@ -2,8 +2,8 @@
  * `bintel es start|stop|status`: wiring only; the work is in server/local/es-local.ts.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../server/config.ts';
-import { ensureEs, esStatus, stopEs, type EsStatus } from '../server/local/es-local.ts';
+import { loadConfig } from '../core/config.ts';
+import { ensureEs, esStatus, stopEs, type EsStatus } from '../local/es-local.ts';
 
 const log = (line: string): void => {
   process.stdout.write(`${line}\n`);

@@ -3,8 +3,9 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../server/config.ts';
-import { createEs } from '../server/adapters/es.ts';
+import { loadConfig } from '../core/config.ts';
+import { aliasName } from '../core/names.ts';
+import { createEs } from '../core/adapters/es.ts';
 import { ENTITIES, ENTITY_NAMES, entity } from '../mappings/index.ts';
 import { listVersions, rollback } from '../ingest/indices.ts';
 import { LoadAborted, type LoadSummary } from '../ingest/load.ts';
@@ -104,7 +105,7 @@ export function registerIngestCommands(program: Command): void {
         const versions = await listVersions(es, ns, def);
         all[def.name] = versions;
         if (o.json) continue;
-        process.stdout.write(`${ns}-${def.name}\n`);
+        process.stdout.write(`${aliasName(ns, def.name)}\n`);
         if (!versions.length) process.stdout.write('  (no index: load it with bintel ingest)\n');
         for (const v of versions) {
           const state = v.live ? 'LIVE' : v.complete ? 'rollback' : 'incomplete';

@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { loadConfig } from '../server/config.ts';
+import { loadConfig } from '../core/config.ts';
 import { serve } from '../server/serve.ts';
 import { createServices } from '../server/context.ts';
 import { toCredits, toMilli } from '../server/pricing.ts';

@@ -5,10 +5,11 @@
  * foreground until Ctrl-C.
  */
 import type { Command } from 'commander';
-import { loadConfig, type Config } from '../server/config.ts';
-import { createEs } from '../server/adapters/es.ts';
-import { ensureEs } from '../server/local/es-local.ts';
-import { ensureRedis } from '../server/local/redis-local.ts';
+import { loadConfig, type Config } from '../core/config.ts';
+import { aliasName } from '../core/names.ts';
+import { createEs } from '../core/adapters/es.ts';
+import { ensureEs } from '../local/es-local.ts';
+import { ensureRedis } from '../local/redis-local.ts';
 import { createServices } from '../server/context.ts';
 import { toCredits } from '../server/pricing.ts';
 import { DEMO_SIZES, SANDBOX_SIZES, ensureData } from '../ingest/demo.ts';
@@ -49,7 +50,7 @@ export function registerUpCommand(program: Command): void {
         const what = sandbox ? 'sandbox' : 'live';
         log(`${what} data ${r.loaded ? 'loaded' : 'already present'}: ${Object.entries(r.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
       }
-      const sample = await es.search({ index: `${config.namespace}-companies`, size: 1, _source: false });
+      const sample = await es.search({ index: aliasName(config.namespace, 'companies'), size: 1, _source: false });
       const companyId = sample.hits.hits[0]?._id ?? '<id>';
       await es.close();
       const keys = await demoKeys(config);

@@ -4,8 +4,8 @@
  * never runs ahead of Elasticsearch. Whole-request failures (429, 5xx, connection) and
  * per-item 429/5xx are retried with exponential backoff; per-item 4xx reject that row.
  */
-import type { Es } from '../server/adapters/es.ts';
-import { esErrors } from '../server/adapters/es.ts';
+import type { Es } from '../core/adapters/es.ts';
+import { esErrors } from '../core/adapters/es.ts';
 import type { PreparedRow, RejectedRow } from './transform.ts';
 
 export interface BulkWriterOptions {

@@ -4,14 +4,14 @@
  * mapping (an older one is loaded again: the data is seeded, so it is the same data).
  */
 import { join } from 'node:path';
-import type { Config } from '../server/config.ts';
-import { sandboxNamespace } from '../server/config.ts';
-import type { Es } from '../server/adapters/es.ts';
+import type { Config } from '../core/config.ts';
+import type { Es } from '../core/adapters/es.ts';
 import { ENTITY_NAMES, entity } from '../mappings/index.ts';
 import type { EntityName } from '../mappings/types.ts';
 import { generate } from './generate/index.ts';
 import { listVersions, liveIndex } from './indices.ts';
 import { ingestFile } from './run.ts';
+import { sandboxNamespace } from '../core/names.ts';
 
 export interface DemoSizes {
   companies: number;

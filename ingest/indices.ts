@@ -4,20 +4,11 @@
  * complete, and the previous complete index is kept for rollback. Queries only ever see
  * complete indices.
  */
-import type { Es } from '../server/adapters/es.ts';
+import type { Es } from '../core/adapters/es.ts';
+import { aliasName, isVersionOf, versionPattern } from '../core/names.ts';
 import { esMappings, esSettings, mappingHash, type IndexShape } from '../mappings/es-mapping.ts';
 import type { EntityDef, EntityName } from '../mappings/types.ts';
 
-/** The alias the API reads. */
-export function aliasName(ns: string, entity: EntityName): string {
-  return `${ns}-${entity}`;
-}
-
-/** A new version name; the timestamp sorts versions by creation. */
-export function newIndexName(ns: string, entity: EntityName, now = new Date()): string {
-  const ts = now.toISOString().replace(/[-:.TZ]/g, '');
-  return `${aliasName(ns, entity)}-v${ts}`;
-}
 
 export interface IndexVersion {
   index: string;
@@ -45,7 +36,7 @@ interface BintelMeta {
 /** Every version of an entity's index, newest first. */
 export async function listVersions(es: Es, ns: string, def: EntityDef): Promise<IndexVersion[]> {
   const alias = aliasName(ns, def.name);
-  const pattern = `${alias}-v*`;
+  const pattern = versionPattern(ns, def.name);
   const [mappings, stats, aliases] = await Promise.all([
     es.indices.getMapping({ index: pattern, allow_no_indices: true, expand_wildcards: 'open' }),
     es.indices.stats({ index: pattern, metric: ['docs', 'store'], expand_wildcards: 'open' }),
@@ -58,7 +49,7 @@ export async function listVersions(es: Es, ns: string, def: EntityDef): Promise<
   const current = mappingHash(def);
   const out: IndexVersion[] = [];
   for (const [index, m] of Object.entries(mappings)) {
-    if (!index.startsWith(`${alias}-v`)) continue;
+    if (!isVersionOf(index, ns, def.name)) continue;
     const meta = ((m.mappings?._meta as { bintel?: BintelMeta } | undefined)?.bintel ?? {}) as BintelMeta;
     const st = stats.indices?.[index]?.primaries;
     const created = Number((settings as Record<string, { settings?: { index?: { creation_date?: string } } }>)[index]?.settings?.index?.creation_date ?? 0);

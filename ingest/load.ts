@@ -3,17 +3,18 @@
  * finish (settings restored, refreshed, marked complete) → atomic alias swap → prune.
  * Any failure or abort drops the new index and leaves the alias where it was.
  */
-import type { Es } from '../server/adapters/es.ts';
+import type { Es } from '../core/adapters/es.ts';
 import { csvFields } from '../mappings/index.ts';
 import type { IndexShape } from '../mappings/es-mapping.ts';
 import type { EntityDef } from '../mappings/types.ts';
 import { BulkWriter } from './bulk.ts';
 import { InputError, isBadRecord, type BadRecord } from './csv-source.ts';
 import type { ErrorReport } from './error-report.ts';
-import { aliasName, createLoadIndex, dropIndex, finishLoadIndex, newIndexName, pruneVersions, swapAlias } from './indices.ts';
+import { createLoadIndex, dropIndex, finishLoadIndex, pruneVersions, swapAlias } from './indices.ts';
 import { EsParentLookup } from './parents.ts';
 import { heapGuard } from './memory.ts';
 import { completeBatch, isRejected, prepareRow, type PreparedRow, type RawRow } from './transform.ts';
+import { aliasName, newIndexName } from '../core/names.ts';
 
 export interface LoadOptions {
   es: Es;
@@ -27,6 +28,8 @@ export interface LoadOptions {
   concurrency: number;
   shape: IndexShape;
   report: ErrorReport;
+  /** Log heap figures to stderr at each forced collection (BINTEL_DEBUG_GC). */
+  debugGc?: boolean;
   /** Accept a source with no rows (and swap to an empty index). */
   allowEmpty?: boolean;
   signal?: AbortSignal;
@@ -74,7 +77,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
     onRetry: opts.onRetry,
   });
   let batch: PreparedRow[] = [];
-  const keepMemoryFlat = heapGuard();
+  const keepMemoryFlat = heapGuard({ debug: opts.debugGc });
   const flushBatch = async () => {
     keepMemoryFlat();
     const { done, rejected } = await completeBatch(def, batch, lookup);

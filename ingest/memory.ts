@@ -18,13 +18,13 @@ function collector(): () => void {
 }
 
 /** Returns a function to call between batches: collects when the heap passes `ceilingMb`. */
-export function heapGuard(ceilingMb = 128): () => void {
+export function heapGuard({ ceilingMb = 128, debug = false }: { ceilingMb?: number; debug?: boolean } = {}): () => void {
   const ceiling = ceilingMb * 1024 * 1024;
   const gc = collector();
   return () => {
     if (process.memoryUsage().heapUsed > ceiling) {
       gc();
-      if (process.env.BINTEL_DEBUG_GC) {
+      if (debug) {
         const m = process.memoryUsage();
         process.stderr.write(`gc: heapUsed ${Math.round(m.heapUsed / 1e6)} heapTotal ${Math.round(m.heapTotal / 1e6)} external ${Math.round(m.external / 1e6)} rss ${Math.round(m.rss / 1e6)} MB\n`);
       }

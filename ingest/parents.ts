@@ -3,13 +3,13 @@
  * namespace, with a bounded LRU cache (many rows share a parent: offices of a broker,
  * contacts of a company).
  */
-import type { Es } from '../server/adapters/es.ts';
-import { esErrors } from '../server/adapters/es.ts';
+import type { Es } from '../core/adapters/es.ts';
+import { esErrors } from '../core/adapters/es.ts';
 import { ENTITY_NAMES } from '../mappings/index.ts';
 import type { Doc, EntityName } from '../mappings/types.ts';
-import { aliasName } from './indices.ts';
 import type { ParentLookup } from './transform.ts';
 import { InputError } from './csv-source.ts';
+import { aliasName } from '../core/names.ts';
 
 const MISSING = Symbol('missing');
 

@@ -3,9 +3,8 @@
  * source, the progress display, the error report and Ctrl-C handling around `load`.
  */
 import { basename, resolve } from 'node:path';
-import type { Config } from '../server/config.ts';
-import { sandboxNamespace } from '../server/config.ts';
-import { createEs, type Es } from '../server/adapters/es.ts';
+import type { Config } from '../core/config.ts';
+import { createEs, type Es } from '../core/adapters/es.ts';
 import { csvFields, entity } from '../mappings/index.ts';
 import type { IndexShape } from '../mappings/es-mapping.ts';
 import type { Doc, EntityDef } from '../mappings/types.ts';
@@ -15,6 +14,7 @@ import { liveIndex } from './indices.ts';
 import { EXIT, LoadAborted, load, type LoadSummary } from './load.ts';
 import { Progress } from './progress.ts';
 import type { RawRow } from './transform.ts';
+import { aliasName, sandboxNamespace } from '../core/names.ts';
 
 export interface LoadFlags {
   sandbox?: boolean;
@@ -83,6 +83,7 @@ export async function ingestFile(config: Config, resource: string, file: string,
   try {
     const summary = await withInterrupts((signal) =>
       load({
+        debugGc: config.debugGc,
         es,
         namespace: namespaceFor(config, flags.sandbox),
         def,
@@ -140,9 +141,9 @@ export async function reindexResource(config: Config, resource: string, flags: L
   const def = entity(resource);
   const ns = namespaceFor(config, flags.sandbox);
   const from = await liveIndex(es, ns, def.name);
-  if (!from) throw new LoadAborted(`${ns}-${def.name} points at no index: load it with \`bintel ingest ${def.name} FILE\` first`, EXIT.inputRefused);
+  if (!from) throw new LoadAborted(`${aliasName(ns, def.name)} points at no index: load it with \`bintel ingest ${def.name} FILE\` first`, EXIT.inputRefused);
   const total = (await es.count({ index: from })).count;
-  const report = new ErrorReport(resolve(`${ns}-${def.name}.reindex-errors.csv`));
+  const report = new ErrorReport(resolve(`${aliasName(ns, def.name)}.reindex-errors.csv`));
   await report.reset();
   let rows = 0;
   const progress = flags.progress === null ? null : new Progress(`reindex ${def.name}`, () => ({ rows, fraction: total ? rows / total : 1 }), flags.progress);
@@ -150,6 +151,7 @@ export async function reindexResource(config: Config, resource: string, flags: L
   try {
     const summary = await withInterrupts((signal) =>
       load({
+        debugGc: config.debugGc,
         es,
         namespace: ns,
         def,

@@ -2,18 +2,18 @@
  * The services of a running server, built once and passed to the app (no service locator).
  */
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.ts';
-import { sandboxNamespace } from './config.ts';
-import { createEs, type Es } from './adapters/es.ts';
-import { createEsSearch, type EsSearch } from './adapters/es-search.ts';
-import { createRedis, type RedisClient } from './adapters/redis.ts';
-import { redisKeys, type RedisKeys } from './redis-keys.ts';
+import type { Config } from '../core/config.ts';
+import { createEs, type Es } from '../core/adapters/es.ts';
+import { createEsSearch, type EsSearch } from '../core/adapters/es-search.ts';
+import { createRedis, type RedisClient } from '../core/adapters/redis.ts';
+import { redisKeys, type RedisKeys } from '../core/names.ts';
 import { KeyService } from './services/keys.ts';
 import { CreditService } from './services/credits.ts';
 import { TagService } from './services/tags.ts';
 import { CrawlGuard } from './services/crawl.ts';
 import { CursorCodec } from './read/cursor.ts';
 import { CrmService } from './services/crm.ts';
+import { sandboxNamespace } from '../core/names.ts';
 
 export interface Services {
   config: Config;

@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, type Config } from '../server/config.ts';
-import { ensureEs } from '../server/local/es-local.ts';
-import { ensureRedis } from '../server/local/redis-local.ts';
+import { ConfigError, loadConfig, type Config } from '../core/config.ts';
+import { ensureEs } from '../local/es-local.ts';
+import { ensureRedis } from '../local/redis-local.ts';
 import { cleanNamespace, footprint, type Footprint } from './runner/cleanup.ts';
 import { runSuite, type SuiteResult } from './runner/suite.ts';
 

@@ -7,7 +7,7 @@
  * alias has since left is stale (counts and positions moved).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { RedisClient } from '../adapters/redis.ts';
+import type { RedisClient } from '../../core/adapters/redis.ts';
 import { invalid } from '../errors.ts';
 
 export interface Cursor {

@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
-import { aliasName } from '../../ingest/indices.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
 import { keyTier } from '../services/tiers.ts';
 import { normalizeTag, scopeOf } from '../services/tags.ts';
@@ -20,6 +19,7 @@ import { resourceFilters } from './filters.ts';
 import { staleCursor, type Cursor } from './cursor.ts';
 import { forbidden, invalid } from '../errors.ts';
 import { flattenRow, shapeRow } from './projection.ts';
+import { aliasName } from '../../core/names.ts';
 
 /** Elasticsearch's index.max_result_window: the most one search may return. */
 const MAX_RESULT_WINDOW = 10_000;

@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
-import { esHealth } from '../adapters/es.ts';
+import { esHealth } from '../../core/adapters/es.ts';
 import { ApiError } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
 import { publicKey } from '../services/keys.ts';

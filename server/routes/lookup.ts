@@ -16,7 +16,6 @@ import { LEAD_TYPES } from '../../mappings/reference.ts';
 import { companion } from '../../mappings/es-mapping.ts';
 import { foldText, normalizeDomain, normalizeEin, normalizeName } from '../../mappings/normalize.ts';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
-import { aliasName } from '../../ingest/indices.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
 import { keyTier } from '../services/tiers.ts';
 import { bodyOf, validator } from '../validate.ts';
@@ -25,6 +24,7 @@ import { FORMATS, flattenRow, project, shapeRow, type Format, type Projection } 
 import { leadTypeProblem, one, readQuery } from '../read/params.ts';
 import { crmMarks, crmStatusOfHit, searchClause } from '../read/query.ts';
 import { scopeOf } from '../services/tags.ts';
+import { aliasName } from '../../core/names.ts';
 
 type Query = Record<string, string | string[]>;
 

@@ -11,7 +11,6 @@ import { authOf, requireScope } from '../middleware/auth.ts';
 import { invalid, notFound } from '../errors.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
-import { aliasName } from '../../ingest/indices.ts';
 import { FORMATS, flattenRow, project, shapeRow, type Format } from '../read/projection.ts';
 import { chargeRows } from '../read/charge.ts';
 import { leadTypeProblem, one, readQuery } from '../read/params.ts';
@@ -21,6 +20,7 @@ import { listRows } from '../read/list.ts';
 import { crmStatusByIds } from '../read/crm.ts';
 import { filterParams, repeatableParams } from '../read/filters.ts';
 import { scopeOf } from '../services/tags.ts';
+import { aliasName } from '../../core/names.ts';
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 /** Path segments under /v1/{resource}/ that are not record ids. */

@@ -10,8 +10,8 @@
  * its debit in one script (services/credits.ts `debit` with `crawl`); CrawlGuard.check is the
  * step alone, for pages that cost nothing.
  */
-import type { RedisClient } from '../adapters/redis.ts';
-import type { RedisKeys } from '../redis-keys.ts';
+import type { RedisClient } from '../../core/adapters/redis.ts';
+import type { RedisKeys } from '../../core/names.ts';
 import { ApiError } from '../errors.ts';
 
 /**

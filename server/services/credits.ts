@@ -4,8 +4,8 @@
  * the same step; it either does all of it or nothing. Every key the script touches carries
  * the organization's hash tag, so the script is Redis Cluster-safe.
  */
-import type { RedisClient } from '../adapters/redis.ts';
-import type { RedisKeys } from '../redis-keys.ts';
+import type { RedisClient } from '../../core/adapters/redis.ts';
+import type { RedisKeys } from '../../core/names.ts';
 import { crawlStepLua, type CrawlStep } from './crawl.ts';
 
 /**

@@ -9,9 +9,9 @@
  * The document is written before the hash and the hash is removed before the document, so
  * the API never points at a list that is not there.
  */
-import type { Es } from '../adapters/es.ts';
-import type { RedisClient } from '../adapters/redis.ts';
-import type { RedisKeys } from '../redis-keys.ts';
+import type { Es } from '../../core/adapters/es.ts';
+import type { RedisClient } from '../../core/adapters/redis.ts';
+import { crmIndex, type RedisKeys } from '../../core/names.ts';
 
 export const CRMS = ['hubspot', 'salesforce'] as const;
 export type Crm = (typeof CRMS)[number];
@@ -43,7 +43,6 @@ export interface CrmContext {
   crms: Crm[];
 }
 
-export const crmIndex = (ns: string) => `${ns}-crm`;
 export const crmDocId = (org: string, crm: Crm) => `${org}:${crm}`;
 
 export class CrmService {

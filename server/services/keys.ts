@@ -5,8 +5,8 @@
  * in every server process.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { RedisClient } from '../adapters/redis.ts';
-import type { RedisKeys } from '../redis-keys.ts';
+import type { RedisClient } from '../../core/adapters/redis.ts';
+import type { RedisKeys } from '../../core/names.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { Tier } from '../../mappings/types.ts';

@@ -17,13 +17,13 @@
  * Every write is one Lua script, so a record and its indexes are written or removed together.
  */
 import { randomUUID } from 'node:crypto';
-import type { Es } from '../adapters/es.ts';
-import { esErrors } from '../adapters/es.ts';
-import type { RedisClient } from '../adapters/redis.ts';
-import type { RedisKeys } from '../redis-keys.ts';
+import type { Es } from '../../core/adapters/es.ts';
+import { esErrors } from '../../core/adapters/es.ts';
+import type { RedisClient } from '../../core/adapters/redis.ts';
+import type { RedisKeys } from '../../core/names.ts';
 import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
-import { aliasName } from '../../ingest/indices.ts';
 import type { EntityName } from '../../mappings/types.ts';
+import { aliasName } from '../../core/names.ts';
 
 /** A tag on one entity. */
 export interface TagRecord {

@@ -3,9 +3,9 @@
  * a fresh namespace it removes afterwards) and lazily created clients, closed by `closeAll()`
  * in a suite's `after` hook so the process can exit.
  */
-import { loadConfig, type Config } from '../../server/config.ts';
-import { createEs, type Es } from '../../server/adapters/es.ts';
-import { createRedis, type RedisClient } from '../../server/adapters/redis.ts';
+import { loadConfig, type Config } from '../../core/config.ts';
+import { createEs, type Es } from '../../core/adapters/es.ts';
+import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
 
 let config: Config | null = null;
 let es: Es | null = null;

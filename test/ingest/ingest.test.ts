@@ -7,13 +7,14 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, readFile, writeFile, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../server/config.ts';
-import { createEs } from '../../server/adapters/es.ts';
+import { loadConfig } from '../../core/config.ts';
+import { createEs } from '../../core/adapters/es.ts';
 import { entity } from '../../mappings/index.ts';
 import { ingestFile, reindexResource } from '../../ingest/run.ts';
 import { LoadAborted, EXIT } from '../../ingest/load.ts';
-import { aliasName, listVersions, liveIndex, rollback } from '../../ingest/indices.ts';
+import { listVersions, liveIndex, rollback } from '../../ingest/indices.ts';
 import type { Doc } from '../../mappings/types.ts';
+import { aliasName } from '../../core/names.ts';
 
 const config = loadConfig();
 const es = createEs(config);

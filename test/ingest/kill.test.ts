@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
-import { aliasName, listVersions, liveIndex } from '../../ingest/indices.ts';
+import { listVersions, liveIndex } from '../../ingest/indices.ts';
 import { entity } from '../../mappings/index.ts';
 import { closeAll, testConfig, testEs } from '../helpers/env.ts';
+import { aliasName } from '../../core/names.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const config = testConfig();

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../server/config.ts';
+import { ConfigError, loadConfig } from '../../core/config.ts';
 
 const t = suite('config');
 

@@ -4,8 +4,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { esHealth } from '../../server/adapters/es.ts';
-import { esStatus } from '../../server/local/es-local.ts';
+import { esHealth } from '../../core/adapters/es.ts';
+import { esStatus } from '../../local/es-local.ts';
 import { closeAll, testConfig, testEs, testIndex } from '../helpers/env.ts';
 
 const t = suite('local elasticsearch');

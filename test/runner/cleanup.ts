@@ -4,9 +4,10 @@
  * (`<ns>:` and `<ns>-sandbox:`). Only what the run created: a snapshot taken before the run
  * is spared, so a reused BINTEL_TEST_NAMESPACE never costs data that was already there.
  */
-import { sandboxNamespace, type Config } from '../../server/config.ts';
-import { createEs, type Es } from '../../server/adapters/es.ts';
-import { createRedis, type RedisClient } from '../../server/adapters/redis.ts';
+import { type Config } from '../../core/config.ts';
+import { createEs, type Es } from '../../core/adapters/es.ts';
+import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
+import { sandboxNamespace } from '../../core/names.ts';
 
 /** The namespace's indices and keys at one moment. */
 export interface Footprint {

@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../server/config.ts';
-import { createRedis } from '../../server/adapters/redis.ts';
-import { redisKeys } from '../../server/redis-keys.ts';
+import { loadConfig } from '../../core/config.ts';
+import { createRedis } from '../../core/adapters/redis.ts';
+import { redisKeys } from '../../core/names.ts';
 import { CrawlGuard } from '../../server/services/crawl.ts';
 import { ApiError } from '../../server/errors.ts';
 import { assertError, loadFixtures, startHarness } from './harness.ts';

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../core/config.ts';
 import { createServices } from '../../server/context.ts';
 import { rowPrice, toMilli, ROW_PRICE_MILLI } from '../../server/pricing.ts';
 

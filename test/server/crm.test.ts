@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
-import { aliasName } from '../../ingest/indices.ts';
 import { normalizeDomain } from '../../mappings/normalize.ts';
 import { assertError, startHarness, type Harness } from './harness.ts';
+import { aliasName } from '../../core/names.ts';
 
 const t = suite('crm');
 const ROOT = new URL('../..', import.meta.url).pathname;

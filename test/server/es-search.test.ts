@@ -6,9 +6,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../server/config.ts';
-import { createEs } from '../../server/adapters/es.ts';
-import { createEsSearch, EsConnectionError, EsResponseError } from '../../server/adapters/es-search.ts';
+import { loadConfig } from '../../core/config.ts';
+import { createEs } from '../../core/adapters/es.ts';
+import { createEsSearch, EsConnectionError, EsResponseError } from '../../core/adapters/es-search.ts';
 import { assertError, startHarness } from './harness.ts';
 
 const t = suite('es-search');

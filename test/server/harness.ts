@@ -2,7 +2,7 @@
  * A real server for tests: listens on a free port with the run's namespace, real Redis
  * and Elasticsearch; helpers to issue keys and call the API.
  */
-import { loadConfig, type Config } from '../../server/config.ts';
+import { loadConfig, type Config } from '../../core/config.ts';
 import { serve, type Running } from '../../server/serve.ts';
 import type { KeyWithSecret, CreateKeyInput } from '../../server/services/keys.ts';
 

@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingestFile } from '../../ingest/run.ts';
 import { generate } from '../../ingest/generate/index.ts';
-import { aliasName } from '../../ingest/indices.ts';
-import { sandboxNamespace } from '../../server/config.ts';
 import { assertError, loadFixtures, startHarness, type Harness } from './harness.ts';
+import { aliasName, sandboxNamespace } from '../../core/names.ts';
 
 const t = suite('read-detail');
 const org = `org-${randomUUID().slice(0, 8)}`;

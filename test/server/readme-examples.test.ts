@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
-import { aliasName } from '../../ingest/indices.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { EntityName } from '../../mappings/types.ts';
 import { COMMON_LIST_PARAMS } from '../../server/read/list-params.ts';
 import { filterParams } from '../../server/read/filters.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { aliasName } from '../../core/names.ts';
 
 const t = suite('readme examples');
 const org = `docs-${randomUUID().slice(0, 8)}`;

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
-import { aliasName } from '../../ingest/indices.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { aliasName } from '../../core/names.ts';
 
 const t = suite('search-quality');
 let h: Harness;

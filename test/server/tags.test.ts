@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEs, type Es } from '../../server/adapters/es.ts';
+import { createEs, type Es } from '../../core/adapters/es.ts';
 import { ApiError } from '../../server/errors.ts';
 import { ingestFile } from '../../ingest/run.ts';
 import { normalizeTag, scopeOf, type TagService } from '../../server/services/tags.ts';

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import { onPath, runChecked } from './sys.ts';
 
 const GROUP_PATH = 'org/elasticsearch/distribution/integ-test-zip/elasticsearch';

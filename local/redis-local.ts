@@ -5,8 +5,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
-import { redisAnswers } from '../adapters/redis.ts';
+import type { Config } from '../core/config.ts';
+import { redisAnswers } from '../core/adapters/redis.ts';
 import { isLoopback, onPath, runChecked, sleep, tailFile } from './sys.ts';
 
 /** How long a fresh redis-server may take to answer PING. */

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../core/config.ts';
 import { LOCAL_CLUSTER, type EsPaths } from './es-dist.ts';
 import { runChecked } from './sys.ts';
 

@@ -41,6 +41,8 @@ export interface Config {
   readonly exactCountUpTo: number;
   /** Deepest row served with from/size (at most index.max_result_window); deeper pages walk with search_after. */
   readonly pageWindow: number;
+  /** Ingest logs heap figures at each forced collection (BINTEL_DEBUG_GC=1). */
+  readonly debugGc: boolean;
 }
 
 const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
@@ -102,10 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     crawlThreshold: positive('BINTEL_CRAWL_THRESHOLD', 30),
     pageWindow: Math.min(10_000, positive('BINTEL_PAGE_WINDOW', 10_000)),
     exactCountUpTo: positive('BINTEL_EXACT_COUNT_UP_TO', 10_000),
+    debugGc: Boolean(env.BINTEL_DEBUG_GC),
   });
-}
-
-/** Namespace of the sandbox data that test keys read. */
-export function sandboxNamespace(ns: string): string {
-  return `${ns}-sandbox`;
 }

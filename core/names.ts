@@ -1,8 +1,38 @@
 /**
- * Every Redis key name, in one place. All start with the namespace. Keys that one Lua
- * script or MULTI touches together share a Redis Cluster hash tag ({org:ID} or {u:ORG/USER}),
- * so the design survives a move to Redis Cluster.
+ * Every name a namespace owns, in one place: Elasticsearch aliases, versioned indices, the CRM
+ * index, the sandbox namespace and every Redis key. All start with the namespace, so tests, the
+ * sandbox and several deployments can share one Elasticsearch and one Redis.
+ *
+ * Redis keys that one Lua script or MULTI touches together share a Redis Cluster hash tag
+ * ({org:ID} or {u:ORG/USER}), so the design survives a move to Redis Cluster.
  */
+import type { EntityName } from '../mappings/types.ts';
+
+/** Namespace of the sandbox data that test keys read. */
+export function sandboxNamespace(ns: string): string {
+  return `${ns}-sandbox`;
+}
+
+/** The alias the API reads for an entity: `<ns>-<entity>`. */
+export function aliasName(ns: string, entity: EntityName): string {
+  return `${ns}-${entity}`;
+}
+
+/** A new version of an entity's index, `<alias>-v<timestamp>`; the timestamp sorts versions by creation. */
+export function newIndexName(ns: string, entity: EntityName, now = new Date()): string {
+  const ts = now.toISOString().replace(/[-:.TZ]/g, '');
+  return `${aliasName(ns, entity)}-v${ts}`;
+}
+
+/** The wildcard matching every version of an entity's index. */
+export const versionPattern = (ns: string, entity: EntityName): string => `${aliasName(ns, entity)}-v*`;
+
+/** True when `index` is a version of the entity's index in this namespace (behind `aliasName`). */
+export const isVersionOf = (index: string, ns: string, entity: EntityName): boolean => index.startsWith(`${aliasName(ns, entity)}-v`);
+
+/** The index holding CRM lists (one document per organization and CRM). */
+export const crmIndex = (ns: string): string => `${ns}-crm`;
+
 export interface RedisKeys {
   /** API key record by secret hash (the only key auth reads): JSON. */
   keyBySecret(secretHash: string): string;
