@@ -1,7 +1,8 @@
 /** Broker offices: the local offices of brokerages, with their book of business. */
 import { csv, defineEntity, domainOf, derived, f, joined, num } from './fields.ts';
-import { CLIENT_COUNT_BANDS, COMMISSION_TIERS, bandOf } from './reference.ts';
+import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, COMMISSION_TIERS, bandOf } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
+import { filter, labels } from './filters.ts';
 
 export const brokerOffices = defineEntity({
   name: 'broker-offices',
@@ -12,6 +13,19 @@ export const brokerOffices = defineEntity({
   geo: { state: 'state', dma: 'dma' },
   crm: { ein: null, domain: 'domain' },
   leadSource: () => 'Form 5500 Schedule A',
+  price: { basic: 250, advanced: 1000 },
+  filters: [
+    filter('filing_year', 'year_or_latest', [], { values: ['latest'] }),
+    filter('long_tail', 'bool', 'long_tail'),
+    filter('broker_ids', 'terms', 'broker_id'),
+    filter('broker_office', 'id_or_name', ['id', 'office_name.raw']),
+    filter('brokerage_class', 'terms', 'brokerage_class', { values: BROKERAGE_CLASSES }),
+    filter('carrier_search', 'substring', 'carriers', { whole: true }),
+    filter('client_count_bands', 'terms', 'client_count_band', { values: labels(CLIENT_COUNT_BANDS) }),
+    filter('commission_tiers', 'terms', 'commission_tier', { values: labels(COMMISSION_TIERS) }),
+    filter('employee_coverage', 'substring', 'employee_coverage'),
+    filter('industry_coverage', 'substring', 'industry_coverage'),
+  ],
   joins: [{ name: 'broker', entity: 'brokers', key: 'broker_id' }],
   fields: [
     f('id', 'keyword', 'Office id', csv(), { light: true }),

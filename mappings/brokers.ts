@@ -2,6 +2,7 @@
 import { csv, defineEntity, domainOf, derived, f, num } from './fields.ts';
 import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, bandOf } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
+import { filter, labels } from './filters.ts';
 
 export const brokers = defineEntity({
   name: 'brokers',
@@ -12,6 +13,13 @@ export const brokers = defineEntity({
   geo: { state: 'hq_state', dma: 'hq_dma' },
   crm: { ein: null, domain: 'domain' },
   leadSource: () => 'Form 5500 Schedule A',
+  price: { basic: 250, advanced: 1000 },
+  filters: [
+    filter('filing_year', 'year_or_latest', [], { values: ['latest'] }),
+    filter('long_tail', 'bool', 'long_tail'),
+    filter('brokerage_class', 'terms', 'brokerage_class', { values: BROKERAGE_CLASSES }),
+    filter('client_count_bands', 'terms', 'client_count_band', { values: labels(CLIENT_COUNT_BANDS) }),
+  ],
   joins: [],
   fields: [
     f('id', 'keyword', 'Broker id', csv(), { light: true }),

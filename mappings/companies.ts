@@ -6,6 +6,7 @@ import {
   RELATIONSHIP_DENSITY, bandOf,
 } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
+import { COMPANY_SIDE, filter, labels } from './filters.ts';
 
 /** Plans under 100 participants: the small-group "long tail" of the market. */
 export const LONG_TAIL_PARTICIPANTS = 100;
@@ -19,6 +20,20 @@ export const companies = defineEntity({
   defaultAutocomplete: 'company_name',
   geo: { state: 'state', dma: 'dma' },
   leadSource: (d) => `Form 5500${d.filing_year ? ` (${d.filing_year})` : ''}`,
+  price: { basic: 250, advanced: 1000 },
+  filters: [
+    ...COMPANY_SIDE.map((x) => (x.param === 'broker_office' ? filter('broker_office', 'id_or_name', ['broker_office_ids', 'broker_offices']) : x)),
+    filter('filing_year', 'year_or_latest', 'filing_year'),
+    filter('asset_tiers_401k', 'terms', 'asset_tier_401k', { values: labels(ASSET_TIERS_401K) }),
+    filter('broker_office_ids', 'terms', 'broker_office_ids'),
+    filter('domain', 'domain', 'domain'),
+    filter('domain_contains', 'substring', ['website', 'domain'], { whole: true }),
+    filter('long_tail_brokers', 'bool', 'long_tail_brokers'),
+    filter('premium_tiers', 'terms', 'premium_tier', { values: labels(PREMIUM_TIERS) }),
+    filter('primary_broker', 'substring', 'primary_broker', { whole: true }),
+    filter('primary_broker_office', 'substring', 'primary_broker_office', { whole: true, repeatable: true }),
+    filter('relationship_density', 'terms', 'relationship_density', { values: labels(RELATIONSHIP_DENSITY) }),
+  ],
   joins: [
     { name: 'offices', entity: 'broker-offices', key: 'broker_office_ids' },
     { name: 'primary_office', entity: 'broker-offices', key: 'primary_broker_office_id' },

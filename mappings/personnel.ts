@@ -4,6 +4,7 @@
  * from the parent at ingest, because Elasticsearch has no joins.
  */
 import { csv, defineEntity, domainOf, derived, f, firstOf, joined } from './fields.ts';
+import { COMPANY_SIDE, filter } from './filters.ts';
 import { EMAIL_STATUSES, FORM5500_ROLES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES, seniorityLevels } from './reference.ts';
 
 /** NAICS industry group of insurance brokerages: the industry of every broker contact's employer. */
@@ -18,6 +19,25 @@ export const personnel = defineEntity({
   geo: { state: 'company_state', dma: 'company_dma' },
   crm: { ein: 'company_ein', domain: 'company_domain' },
   leadSource: (d) => (d.lead_type === 'broker' ? 'Broker directory' : 'Form 5500 contacts'),
+  price: { basic: 500, advanced: 2000 },
+  side: { param: 'lead_type', field: 'lead_type', values: LEAD_TYPES },
+  callerMembers: ['crm_status', 'tags'],
+  ownGeo: { states: 'person_states', dmas: 'person_dmas', mode: 'person_geo_mode', fields: { state: 'person_state', dma: 'person_dma' } },
+  filters: [
+    ...COMPANY_SIDE,
+    filter('filing_year', 'year_or_latest', 'filing_year'),
+    filter('seniority', 'terms', 'seniority_levels', { values: SENIORITIES }),
+    filter('job_function', 'terms', 'job_function', { values: JOB_FUNCTIONS }),
+    filter('job_title', 'text', 'title'),
+    filter('has_email', 'has', 'email_address'),
+    filter('has_phone', 'has', 'phone_number'),
+    filter('has_linkedin', 'has', 'person_linkedin_url'),
+    filter('form5500_role', 'terms', 'form5500_role', { values: FORM5500_ROLES }),
+    filter('company_eins', 'ein', 'company_ein'),
+    filter('broker_office_ids', 'terms', 'related_office_ids'),
+    filter('broker_ids', 'terms', 'related_broker_ids'),
+    filter('long_tail_brokers', 'bool', 'long_tail_brokers'),
+  ],
   joins: [
     { name: 'company', entity: 'companies', key: 'company_id' },
     { name: 'office', entity: 'broker-offices', key: 'broker_office_id' },

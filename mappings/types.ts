@@ -4,6 +4,8 @@
  * column-filter allowlists, tier checks and projections are all derived from it.
  */
 
+import type { FilterDef } from './filters.ts';
+
 /** Field tier: advanced fields need an advanced key. */
 export type Tier = 'basic' | 'advanced';
 
@@ -78,6 +80,35 @@ export interface JoinDef {
 
 export type EntityName = 'companies' | 'personnel' | 'broker-offices' | 'brokers';
 
+/**
+ * A side every read of the entity names (personnel: `lead_type=company|broker`): the parameter is
+ * required on list, detail and batch calls, and a row of the other side does not exist for the call.
+ */
+export interface SideDef {
+  readonly param: string;
+  /** The document field holding the row's side. */
+  readonly field: string;
+  readonly values: readonly string[];
+}
+
+/**
+ * Members a row carries that depend on who asks, computed per call: `crm_status` (the CRMs of
+ * the caller's organization the row is in; always present) and `tags` (the caller's tags on the
+ * row; with mode=full or fields=tags).
+ */
+export type CallerMember = 'crm_status' | 'tags';
+
+/**
+ * Filters on the entity's own location, beside `geo` (which for personnel is the employer's):
+ * `states` and `dmas` parameters, and `mode` choosing between them when both are given.
+ */
+export interface OwnGeoDef {
+  readonly states: string;
+  readonly dmas: string;
+  readonly mode: string;
+  readonly fields: { readonly state: string; readonly dma: string };
+}
+
 export interface EntityDef {
   readonly name: EntityName;
   /** Singular label for messages. */
@@ -102,4 +133,14 @@ export interface EntityDef {
   readonly crm: { readonly ein: string | null; readonly domain: string };
   /** Where `lead_source.source` comes from. */
   readonly leadSource: (doc: Doc) => string;
+  /** The resource-specific list filters (mappings/filters.ts says how each kind reads and matches). */
+  readonly filters: readonly FilterDef[];
+  /** Price of one returned row by response tier, in integer milli-credits. */
+  readonly price: Readonly<Record<Tier, number>>;
+  /** A side every read must name (see SideDef). */
+  readonly side?: SideDef;
+  /** Per-caller row members (see CallerMember). */
+  readonly callerMembers?: readonly CallerMember[];
+  /** Filters on the entity's own location (see OwnGeoDef). */
+  readonly ownGeo?: OwnGeoDef;
 }

@@ -1,17 +1,10 @@
 /**
- * Prices, in integer milli-credits (0.1 and 0.5 are not exact in binary floating point).
- * One table: per-row price by resource and tier, and the per-row surcharge of each signal
- * category requested with `signals=`.
+ * Prices, in integer milli-credits (0.1 and 0.5 are not exact in binary floating point): the
+ * per-row price of each entity by tier is declared in its definition (`price`); here is the
+ * per-row surcharge of each signal category requested with `signals=`, and the arithmetic.
  */
-import type { EntityName, Tier } from '../mappings/types.ts';
+import type { EntityDef, Tier } from '../mappings/types.ts';
 import { findSignal, type SignalCategory } from '../mappings/signals.ts';
-
-export const ROW_PRICE_MILLI: Readonly<Record<EntityName, Record<Tier, number>>> = Object.freeze({
-  companies: { basic: 250, advanced: 1000 },
-  personnel: { basic: 500, advanced: 2000 },
-  'broker-offices': { basic: 250, advanced: 1000 },
-  brokers: { basic: 250, advanced: 1000 },
-});
 
 export const SIGNAL_SURCHARGE_MILLI: Readonly<Record<SignalCategory, number>> = Object.freeze({
   status: 50,
@@ -26,13 +19,13 @@ export interface RowPrice {
 }
 
 /** Per-row price of a read: base at the response tier plus the surcharge of each requested signal. */
-export function rowPrice(resource: EntityName, tier: Tier, signals: readonly string[] = []): RowPrice {
+export function rowPrice(def: Pick<EntityDef, 'price'>, tier: Tier, signals: readonly string[] = []): RowPrice {
   let surcharge = 0;
   for (const s of signals) {
     const def = findSignal(s);
     if (def) surcharge += SIGNAL_SURCHARGE_MILLI[def.category];
   }
-  return { base: ROW_PRICE_MILLI[resource][tier], signals: surcharge };
+  return { base: def.price[tier], signals: surcharge };
 }
 
 /** Milli-credits to the credits number shown in responses (exact to 3 decimals). */

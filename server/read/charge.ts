@@ -1,6 +1,7 @@
 /**
- * Charging a read: per-row price at the response tier plus requested signals, one atomic
- * debit that also enforces the key's daily row cap. Test keys read the sandbox and pay nothing.
+ * Step 6 of the read pipeline, price and debit: per-row price at the response tier plus requested
+ * signals, one atomic debit that also enforces the key's daily row cap (or, for a dry run, the
+ * estimate of what the call would cost). Test keys read the sandbox and pay nothing.
  *
  * Cache hits: a read names what it delivers (the rows' ids and the concrete index they came
  * from). An organization that paid for the same delivery (same rows, order, tier and signals,
@@ -13,7 +14,7 @@ import type { AuthState } from '../middleware/auth.ts';
 import { ApiError } from '../errors.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
 import { crawlDetected, type CrawlStep } from '../services/crawl.ts';
-import type { EntityName, Tier } from '../../mappings/types.ts';
+import type { EntityDef, Tier } from '../../mappings/types.ts';
 
 export interface Charge {
   milli: number;
@@ -28,28 +29,44 @@ export interface Delivery {
   ids: readonly string[];
 }
 
-function receiptId(resource: EntityName, tier: Tier, signals: readonly string[], d: Delivery): string {
-  const h = createHash('sha1').update(`${resource}|${tier}|${[...signals].sort().join(',')}|${d.generation}|`);
+/** The delivery of some hits: their concrete index and ids. */
+export const deliveryOf = (hits: readonly { _index: string; _id?: string | null }[]): Delivery => ({ generation: hits[0]?._index ?? '', ids: hits.map((h) => String(h._id)) });
+
+/** What is charged: `rows` rows of `def` at `tier`, with `signals`. */
+export interface ChargeRequest {
+  auth: AuthState;
+  def: EntityDef;
+  tier: Tier;
+  rows: number;
+  signals?: readonly string[];
+  /** A list page's crawl step, taken in the same Redis script as the debit. */
+  crawl?: CrawlStep;
+  /** What the rows are (for cache hits). */
+  delivery?: Delivery;
+}
+
+function receiptId(c: ChargeRequest, d: Delivery): string {
+  const h = createHash('sha1').update(`${c.def.name}|${c.tier}|${[...(c.signals ?? [])].sort().join(',')}|${d.generation}|`);
   for (const id of d.ids) h.update(id).update(',');
   return h.digest('base64url');
 }
 
 /**
- * Charges `rows` rows or throws 402 INSUFFICIENT_CREDITS / 429 DAILY_CAP_EXCEEDED (nothing
- * charged). A list page passes its crawl step, taken in the same Redis script as the debit
- * (429 CRAWL_DETECTED, nothing charged, when the page continues a crawl).
+ * Charges the rows or throws 402 INSUFFICIENT_CREDITS / 429 DAILY_CAP_EXCEEDED (nothing
+ * charged); a list page whose crawl step continues a crawl is 429 CRAWL_DETECTED, nothing charged.
  */
-export async function chargeRows(services: Services, auth: AuthState, resource: EntityName, tier: Tier, rows: number, signals: readonly string[] = [], crawl?: CrawlStep, delivery?: Delivery): Promise<Charge> {
-  if (auth.sandbox || auth.headOnly || rows === 0) {
+export async function chargeRows(services: Services, c: ChargeRequest): Promise<Charge> {
+  const { auth, crawl } = c;
+  if (auth.sandbox || auth.headOnly || c.rows === 0) {
     if (crawl) await services.crawl.check(crawl);
     return { milli: 0, credits: 0, cacheHit: false };
   }
-  const price = rowPrice(resource, tier, signals);
-  const milli = rows * (price.base + price.signals);
+  const price = rowPrice(c.def, c.tier, c.signals);
+  const milli = c.rows * (price.base + price.signals);
   const day = new Date().toISOString().slice(0, 10);
   const ttlS = services.config.cacheTtlS;
-  const receipt = delivery && ttlS > 0 ? { key: services.rk.paid(auth.key.org, receiptId(resource, tier, signals, delivery)), ttlS } : undefined;
-  const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, milli, rows, dailyRows: rows, dailyCap: services.config.dailyRowCap, day }, crawl, receipt);
+  const receipt = c.delivery && ttlS > 0 ? { key: services.rk.paid(auth.key.org, receiptId(c, c.delivery)), ttlS } : undefined;
+  const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, milli, rows: c.rows, dailyRows: c.rows, dailyCap: services.config.dailyRowCap, day }, crawl, receipt);
   if (res.outcome === 'crawl') throw crawlDetected(res.run, crawl?.windowS ?? 0);
   if (res.outcome === 'insufficient') {
     throw new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits; the organization has ${toCredits(res.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
@@ -59,4 +76,11 @@ export async function chargeRows(services: Services, auth: AuthState, resource: 
     throw new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${services.config.dailyRowCap} rows for this key would be passed`, [{ field: 'page_size', issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.ceil((reset - Date.now()) / 1000)) });
   }
   return res.cacheHit ? { milli: 0, credits: 0, cacheHit: true } : { milli, credits: toCredits(milli), cacheHit: false };
+}
+
+/** The meta of a dry run: what the same call would charge for `rows` rows (test keys: nothing), charging nothing. */
+export function estimate(c: Omit<ChargeRequest, 'crawl' | 'delivery'>): Record<string, unknown> {
+  const price = rowPrice(c.def, c.tier, c.signals);
+  const [base, signal] = c.auth.sandbox ? [0, 0] : [c.rows * price.base, c.rows * price.signals];
+  return { dry_run: true, estimated_rows: c.rows, base_credits: toCredits(base), signal_credits: toCredits(signal), estimated_credits: toCredits(base + signal), credits_charged: 0, phase: 'internal-phase-1' };
 }

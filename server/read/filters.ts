@@ -1,22 +1,37 @@
 /**
- * Resource-specific filters (mappings/filters.ts) to query clauses: values are read and
- * matched by the filter's kind, through a dispatch table. Pure; errors name the parameter.
+ * Resource-specific filters (each entity's `filters` rows, mappings/filters.ts) and the entity's
+ * own geography: read and checked in the parse step (`readOwnFilters`), turned into query clauses
+ * by the builder (`ownFilterClauses`), both through one dispatch table by kind. Pure; problems
+ * name the parameter.
  */
-import { FILTERS, type FilterDef, type FilterKind } from '../../mappings/filters.ts';
+import type { FilterDef, FilterKind } from '../../mappings/filters.ts';
 import { expandIndustry } from '../../mappings/industries.ts';
 import { normalizeDomain, normalizeEin } from '../../mappings/normalize.ts';
 import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import type { EntityDef } from '../../mappings/types.ts';
-import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
-import { leadTypeProblem, matchOutOfBounds } from './params.ts';
-import { containsWildcard } from './query.ts';
-import type { KeyRecord } from '../services/keys.ts';
-import { advancedAmong } from '../services/tiers.ts';
+import type { ErrorDetail } from '../errors.ts';
+import { ID_RE, matchOutOfBounds, one, type RawQuery } from './request.ts';
 
 type Clause = Record<string, unknown>;
-type Query = Record<string, string | string[]>;
 
-const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+/** A resource filter as read: its row and its values, normalized (domains, EINs, industry labels expanded, booleans as 'true'/'false'). */
+export interface OwnFilter {
+  filter: FilterDef;
+  values: string[];
+}
+
+/** The entity's own geography as read (personnel: person_states / person_dmas / person_geo_mode). */
+export interface OwnGeo {
+  states: string[];
+  dmas: string[];
+  mode: 'state' | 'dma';
+}
+
+export const escapeWildcard = (s: string) => s.replace(/[\\*?]/g, (c) => `\\${c}`);
+
+/** A literal substring of a keyword field, ASCII case-insensitive (the cf string and substring filters). */
+export const containsWildcard = (field: string, v: string, caseInsensitive = true): Clause => ({ wildcard: { [field]: { value: `*${escapeWildcard(v)}*`, ...(caseInsensitive ? { case_insensitive: true } : {}) } } });
+
 const anyOf = (should: Clause[]): Clause => (should.length === 1 ? should[0] : { bool: { should, minimum_should_match: 1 } });
 const substring = (fields: readonly string[], v: string): Clause => anyOf(fields.map((f) => containsWildcard(f, v)));
 
@@ -52,104 +67,105 @@ function industryLabels(raw: string): string[] {
   return out;
 }
 
-const BOOL: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
+const BOOL: Record<string, 'true' | 'false'> = { true: 'true', '1': 'true', false: 'false', '0': 'false' };
 
-type Build = (def: FilterDef, values: string[], problems: ErrorDetail[]) => Clause | null;
+/**
+ * How one kind of filter is read (values checked and normalized, null after recording a problem)
+ * and matched (a clause, or null when the value adds no condition).
+ */
+interface Kind {
+  read: (def: FilterDef, values: string[], problems: ErrorDetail[]) => string[] | null;
+  build: (def: FilterDef, values: readonly string[]) => Clause | null;
+}
+
+const asIs = (_def: FilterDef, values: string[]) => values;
+const boundedMatch = (def: FilterDef, values: string[], problems: ErrorDetail[]) => (matchOutOfBounds(def.param, values, problems) ? null : values);
+const terms = (def: FilterDef, values: readonly string[]): Clause => ({ terms: { [def.fields[0]]: values } });
+
+function readBoolean(def: FilterDef, values: string[], problems: ErrorDetail[]): string[] | null {
+  const b = BOOL[values[0]];
+  if (values.length === 1 && b !== undefined) return [b];
+  problems.push({ field: def.param, issue: 'invalid_boolean', expected: ['true', 'false'] });
+  return null;
+}
 
 /** Values normalized (domain, EIN) and matched exactly; one that does not normalize is a 400 naming the format. */
-const normalizedTerms =
-  (normalize: (v: string) => string, expected: string): Build =>
+const normalized =
+  (normalize: (v: string) => string, expected: string): Kind['read'] =>
   (def, values, problems) => {
-    const normalized = values.map(normalize);
-    if (normalized.some((x) => !x)) {
-      problems.push({ field: def.param, issue: 'invalid_format', expected });
-      return null;
-    }
-    return { terms: { [def.fields[0]]: normalized } };
+    const out = values.map(normalize);
+    if (out.every(Boolean)) return out;
+    problems.push({ field: def.param, issue: 'invalid_format', expected });
+    return null;
   };
 
-const KINDS: Record<FilterKind, Build> = {
-  terms: (def, values, problems) => {
-    const bad = def.values ? values.filter((v) => !def.values!.includes(v)) : [];
-    if (bad.length) {
+const KINDS: Record<FilterKind, Kind> = {
+  terms: {
+    read: (def, values, problems) => {
+      if (!def.values || values.every((v) => def.values!.includes(v))) return values;
       problems.push({ field: def.param, issue: 'invalid_value', expected: def.values });
       return null;
-    }
-    return { terms: { [def.fields[0]]: values } };
+    },
+    build: terms,
   },
-  bool: (def, values, problems) => {
-    const b = BOOL[values[0]];
-    if (values.length !== 1 || b === undefined) {
-      problems.push({ field: def.param, issue: 'invalid_boolean', expected: ['true', 'false'] });
-      return null;
-    }
-    return { term: { [def.fields[0]]: b } };
+  bool: { read: readBoolean, build: (def, [b]) => ({ term: { [def.fields[0]]: b === 'true' } }) },
+  has: {
+    read: readBoolean,
+    build: (def, [b]) => {
+      const exists = { exists: { field: def.fields[0] } };
+      return b === 'true' ? exists : { bool: { must_not: [exists] } };
+    },
   },
-  has: (def, values, problems) => {
-    const b = BOOL[values[0]];
-    if (values.length !== 1 || b === undefined) {
-      problems.push({ field: def.param, issue: 'invalid_boolean', expected: ['true', 'false'] });
-      return null;
-    }
-    const exists = { exists: { field: def.fields[0] } };
-    return b ? exists : { bool: { must_not: [exists] } };
-  },
-  substring: (def, values) => anyOf(values.map((v) => substring(def.fields, v))),
-  industries: (def, values, problems) => {
-    const expanded = values.map((v) => expandIndustry(v));
-    if (expanded.some((x) => x === null)) {
+  substring: { read: boundedMatch, build: (def, values) => anyOf(values.map((v) => substring(def.fields, v))) },
+  industries: {
+    read: (def, values, problems) => {
+      const expanded = values.map((v) => expandIndustry(v));
+      if (expanded.every((x) => x !== null)) return [...new Set(expanded as string[])];
       problems.push({ field: def.param, issue: 'invalid_value', expected: 'NAICS industry labels (see the industries filter options)' });
       return null;
-    }
-    return { terms: { [def.fields[0]]: [...new Set(expanded as string[])] } };
+    },
+    build: terms,
   },
-  domain: normalizedTerms(normalizeDomain, 'a domain such as acme.com'),
-  ein: normalizedTerms(normalizeEin, '9 digits, with or without the dash (12-3456789)'),
-  id_or_name: (def, values) => anyOf(values.map((v) => (ID_RE.test(v) ? anyOf([{ term: { [def.fields[0]]: v } }, substring([def.fields[1]], v)]) : substring([def.fields[1]], v)))),
-  year_or_latest: (def, values, problems) => {
-    if (values.length !== 1 || !(values[0] === 'latest' || /^(19|20)\d{2}$/.test(values[0]))) {
-      problems.push({ field: def.param, issue: 'invalid_value', expected: def.values ?? 'a year such as 2024, or latest' });
-      return null;
-    }
-    if (def.values && !def.values.includes(values[0])) {
-      problems.push({ field: def.param, issue: 'year_not_available', expected: def.values });
-      return null;
-    }
+  domain: { read: normalized(normalizeDomain, 'a domain such as acme.com'), build: terms },
+  ein: { read: normalized(normalizeEin, '9 digits, with or without the dash (12-3456789)'), build: terms },
+  id_or_name: {
+    read: boundedMatch,
+    build: (def, values) => anyOf(values.map((v) => (ID_RE.test(v) ? anyOf([{ term: { [def.fields[0]]: v } }, substring([def.fields[1]], v)]) : substring([def.fields[1]], v)))),
+  },
+  year_or_latest: {
+    read: (def, values, problems) => {
+      if (values.length !== 1 || !(values[0] === 'latest' || /^(19|20)\d{2}$/.test(values[0]))) {
+        problems.push({ field: def.param, issue: 'invalid_value', expected: def.values ?? 'a year such as 2024, or latest' });
+        return null;
+      }
+      if (def.values && !def.values.includes(values[0])) {
+        problems.push({ field: def.param, issue: 'year_not_available', expected: def.values });
+        return null;
+      }
+      return values;
+    },
     // Every document holds its sponsor's latest filing, so `latest` adds no condition.
-    return values[0] === 'latest' ? null : { term: { [def.fields[0]]: Number(values[0]) } };
+    build: (def, [v]) => (v === 'latest' ? null : { term: { [def.fields[0]]: Number(v) } }),
   },
-  text: (def, values) => ({ match: { [def.fields[0]]: { query: values.join(' '), operator: 'and' } } }),
+  text: { read: boundedMatch, build: (def, values) => ({ match: { [def.fields[0]]: { query: values.join(' '), operator: 'and' } } }) },
 };
 
-/** Personnel's own location: person_states / person_dmas, person_geo_mode choosing when both are given. */
-function personGeo(q: Query, problems: ErrorDetail[]): Clause | null {
-  const one = (k: string) => (Array.isArray(q[k]) ? (q[k] as string[])[0] : (q[k] as string | undefined));
-  const states = (one('person_states') ?? '').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
-  const { dmas, unknown: unknownDmas } = parseDmas(one('person_dmas') ?? '');
-  const mode = one('person_geo_mode') ?? 'state';
-  if (q.person_states !== undefined && !states.length) problems.push({ field: 'person_states', issue: 'missing_value' });
-  if (q.person_dmas !== undefined && !dmas.length && !unknownDmas.length) problems.push({ field: 'person_dmas', issue: 'missing_value' });
-  if (!['state', 'dma'].includes(mode)) problems.push({ field: 'person_geo_mode', issue: 'invalid_value', expected: ['state', 'dma'] });
-  if (states.some((s) => !STATE_CODES.includes(s))) problems.push({ field: 'person_states', issue: 'invalid_state', expected: STATE_CODES });
-  if (unknownDmas.length) problems.push({ field: 'person_dmas', issue: 'invalid_value', expected: DMAS });
-  if (dmas.length && (!states.length || mode === 'dma')) return { terms: { person_dma: dmas } };
-  return states.length ? { terms: { person_state: states } } : null;
-}
+/** True when a filter as read adds a condition (filing_year=latest, the default, narrows nothing). */
+export const narrows = (f: OwnFilter): boolean => !(f.filter.kind === 'year_or_latest' && f.values[0] === 'latest');
 
-/** Parameter names of a resource's own filters (for the unknown-parameter check). */
+/** Parameter names of a resource's own filters and own geography (for the unknown-parameter check). */
 export function filterParams(def: EntityDef): string[] {
-  const own = FILTERS[def.name].map((x) => x.param);
-  return def.name === 'personnel' ? [...own, 'person_states', 'person_dmas', 'person_geo_mode'] : own;
+  const own = def.filters.map((x) => x.param);
+  return def.ownGeo ? [...own, def.ownGeo.states, def.ownGeo.dmas, def.ownGeo.mode] : own;
 }
 
-export const repeatableParams = (def: EntityDef) => FILTERS[def.name].filter((x) => x.repeatable).map((x) => x.param);
+/** Parameters that may be repeated (values OR'ed). */
+export const repeatableParams = (def: EntityDef): string[] => def.filters.filter((x) => x.repeatable).map((x) => x.param);
 
-/** The clauses of the resource filters present in the query, and their names. */
-export function resourceFilters(def: EntityDef, key: KeyRecord, q: Query): { clauses: Clause[]; present: string[] } {
-  const problems: ErrorDetail[] = [];
-  const clauses: Clause[] = [];
-  const present: string[] = [];
-  for (const fd of FILTERS[def.name]) {
+/** Reads the resource filters present in the query (problems recorded, nothing thrown). */
+export function readOwnFilters(def: EntityDef, q: RawQuery, problems: ErrorDetail[]): OwnFilter[] {
+  const out: OwnFilter[] = [];
+  for (const fd of def.filters) {
     const raw = q[fd.param];
     if (raw === undefined) continue;
     const values = valuesOf(fd, raw);
@@ -157,26 +173,38 @@ export function resourceFilters(def: EntityDef, key: KeyRecord, q: Query): { cla
       problems.push({ field: fd.param, issue: 'missing_value' });
       continue;
     }
-    if ((fd.kind === 'substring' || fd.kind === 'id_or_name' || fd.kind === 'text') && matchOutOfBounds(fd.param, values, problems)) continue;
-    const clause = KINDS[fd.kind](fd, values, problems);
-    if (clause) clauses.push(clause);
-    if (!(fd.kind === 'year_or_latest' && values[0] === 'latest')) present.push(fd.param);
+    const read = KINDS[fd.kind].read(fd, values, problems);
+    if (read) out.push({ filter: fd, values: read });
   }
-  if (def.name === 'personnel') {
-    const g = personGeo(q, problems);
-    if (g) {
-      clauses.push(g);
-      present.push('person_geo');
-    }
+  return out;
+}
+
+/** The entity's own location filters (null when it has none or none was given). */
+export function readOwnGeo(def: EntityDef, q: RawQuery, problems: ErrorDetail[]): OwnGeo | null {
+  const g = def.ownGeo;
+  if (!g) return null;
+  const states = (one(q, g.states) ?? '').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const { dmas, unknown: unknownDmas } = parseDmas(one(q, g.dmas) ?? '');
+  const mode = one(q, g.mode) ?? 'state';
+  if (q[g.states] !== undefined && !states.length) problems.push({ field: g.states, issue: 'missing_value' });
+  if (q[g.dmas] !== undefined && !dmas.length && !unknownDmas.length) problems.push({ field: g.dmas, issue: 'missing_value' });
+  if (mode !== 'state' && mode !== 'dma') problems.push({ field: g.mode, issue: 'invalid_value', expected: ['state', 'dma'] });
+  if (states.some((s) => !STATE_CODES.includes(s))) problems.push({ field: g.states, issue: 'invalid_state', expected: STATE_CODES });
+  if (unknownDmas.length) problems.push({ field: g.dmas, issue: 'invalid_value', expected: DMAS });
+  return states.length || dmas.length ? { states, dmas, mode: mode as OwnGeo['mode'] } : null;
+}
+
+/** The clauses of the resource filters and own geography (the builder's fragment). */
+export function ownFilterClauses(def: EntityDef, own: readonly OwnFilter[], geo: OwnGeo | null): Clause[] {
+  const out: Clause[] = [];
+  for (const f of own) {
+    const c = KINDS[f.filter.kind].build(f.filter, f.values);
+    if (c) out.push(c);
   }
-  if (problems.length) throw invalid(problems);
-  // Filters on advanced-tier fields (has_phone) need an advanced key.
-  // filing_year=latest is the default and adds no condition: any key may say it.
-  const advanced = FILTERS[def.name].filter(
-    (x) => q[x.param] !== undefined && !(x.kind === 'year_or_latest' && valuesOf(x, q[x.param])[0] === 'latest') && advancedAmong(key, def, x.fields.map((f) => f.split('.')[0])).length > 0,
-  );
-  if (advanced.length) {
-    throw new ApiError('FORBIDDEN', `${advanced.map((x) => x.param).join(', ')}: ${advanced.length > 1 ? 'filters' : 'a filter'} on advanced-tier fields; this key is basic`, advanced.map((x) => ({ field: x.param, issue: 'advanced_filter' })));
+  if (geo && def.ownGeo) {
+    const { state, dma } = def.ownGeo.fields;
+    if (geo.dmas.length && (!geo.states.length || geo.mode === 'dma')) out.push({ terms: { [dma]: geo.dmas } });
+    else if (geo.states.length) out.push({ terms: { [state]: geo.states } });
   }
-  return { clauses, present };
+  return out;
 }

@@ -1,56 +1,57 @@
 /**
  * Which fields a read returns and in what shape: `mode` (light, basic, full), `fields`
- * (id always included), the key's tier, and `format` (json or flat). Pure functions.
+ * (id always included), the key's tier, and `format` (json or flat). Pure functions: the
+ * authorize step resolves the projection, the decorate step shapes rows with it.
  */
 import type { EntityDef, FieldDef, Tier } from '../../mappings/types.ts';
-import { forbidden, invalid } from '../errors.ts';
+import { forbidden, type ErrorDetail } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { assertFieldsAllowed, keyTier, visibleFields } from '../services/tiers.ts';
-
-export const MODES = ['light', 'basic', 'full'] as const;
-export type Mode = (typeof MODES)[number];
-export const FORMATS = ['json', 'flat'] as const;
-export type Format = (typeof FORMATS)[number];
+import type { ShapeRequest } from './request.ts';
 
 export interface Projection {
   fields: FieldDef[];
   /** advanced when any returned field is advanced (it sets the price). */
   tier: Tier;
-  /** Rows carry the caller's tag names (personnel with mode=full or fields=tags). */
+  /** Rows carry the caller's tag names (an entity with a `tags` member, with mode=full or fields=tags). */
   tags: boolean;
 }
 
 /** Members every row carries besides its fields. */
 const EXTRA = ['lead_source'] as const;
-/** Per-caller members of a personnel row (spec record): crm_status always, tags when asked for. */
-const CALLER_MEMBERS: Record<string, readonly string[]> = { personnel: ['crm_status', 'tags'] };
 
 const outputFields = (def: EntityDef) => def.fields.filter((f) => f.output !== false);
+/** Names `fields=` may ask for: output fields, lead_source and the entity's per-caller members. */
+const members = (def: EntityDef): string[] => [...EXTRA, ...(def.callerMembers ?? [])];
+
+/** Parse-step check of `fields=`: every name is a field or member of the entity (400 naming each unknown one). */
+export function checkFieldNames(def: EntityDef, names: readonly string[], problems: ErrorDetail[]): void {
+  const known = outputFields(def);
+  const extra = members(def);
+  for (const n of names) {
+    if (!known.some((f) => f.name === n) && !extra.includes(n)) problems.push({ field: `fields.${n}`, issue: 'unknown_field', expected: [...known.map((f) => f.name), ...extra] });
+  }
+}
 
 /**
- * Resolves mode and fields for a key. Default mode is basic: advanced fields (and the
+ * Resolves mode and fields for a key (names already checked by checkFieldNames): 403 for an
+ * advanced field or mode=full with a basic key. Default mode is basic: advanced fields (and the
  * advanced price) only when asked for, by `mode=full` or by name in `fields`.
  */
-export function project(def: EntityDef, key: KeyRecord, opts: { mode?: string; fields?: string }): Projection {
-  const mode = (opts.mode ?? 'basic') as Mode;
-  if (!MODES.includes(mode)) throw invalid({ field: 'mode', issue: 'invalid_value', expected: MODES });
-  if (opts.fields !== undefined) {
-    const names = opts.fields.split(',').map((s) => s.trim()).filter(Boolean);
-    if (!names.length) throw invalid({ field: 'fields', issue: 'missing_value', expected: 'comma-separated field names' });
-    const known = outputFields(def);
-    const members = [...EXTRA, ...(CALLER_MEMBERS[def.name] ?? [])];
-    const unknown = names.filter((n) => !known.some((f) => f.name === n) && !members.includes(n));
-    if (unknown.length) throw invalid(unknown.map((n) => ({ field: `fields.${n}`, issue: 'unknown_field', expected: [...known.map((f) => f.name), ...members] })));
-    assertFieldsAllowed(key, def, names.filter((n) => !members.includes(n)));
-    const wanted = new Set(['id', ...names]);
-    const fields = known.filter((f) => wanted.has(f.name));
-    return { fields, tier: fields.some((f) => f.tier === 'advanced') ? 'advanced' : 'basic', tags: wanted.has('tags') && members.includes('tags') };
+export function project(def: EntityDef, key: KeyRecord, shape: Pick<ShapeRequest, 'mode' | 'fields'>): Projection {
+  const hasTags = (def.callerMembers ?? []).includes('tags');
+  if (shape.fields) {
+    const extra = members(def);
+    assertFieldsAllowed(key, def, shape.fields.filter((n) => !extra.includes(n)));
+    const wanted = new Set(['id', ...shape.fields]);
+    const fields = outputFields(def).filter((f) => wanted.has(f.name));
+    return { fields, tier: fields.some((f) => f.tier === 'advanced') ? 'advanced' : 'basic', tags: hasTags && wanted.has('tags') };
   }
-  if (mode === 'full') {
+  if (shape.mode === 'full') {
     if (keyTier(key, def) !== 'advanced') throw forbidden('mode=full returns advanced-tier fields; this key is basic (use mode=basic)', 'mode', 'advanced_mode');
-    return { fields: visibleFields(key, def), tier: 'advanced', tags: (CALLER_MEMBERS[def.name] ?? []).includes('tags') };
+    return { fields: visibleFields(key, def), tier: 'advanced', tags: hasTags };
   }
-  const fields = outputFields(def).filter((f) => f.tier !== 'advanced' && (mode === 'basic' || f.light));
+  const fields = outputFields(def).filter((f) => f.tier !== 'advanced' && (shape.mode === 'basic' || f.light));
   return { fields, tier: 'basic', tags: false };
 }
 

@@ -7,17 +7,19 @@
 import { companion, isSearchable } from '../../mappings/es-mapping.ts';
 import { foldText, normalizeQueryName } from '../../mappings/normalize.ts';
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
-import type { CfFilter, ListParams } from './list-params.ts';
+import type { CfFilter, ListRequest } from './list-request.ts';
 import { CRMS, crmDocId, type Crm, type CrmContext, type CrmStatus } from '../services/crm.ts';
+import { containsWildcard, escapeWildcard, ownFilterClauses } from './filters.ts';
 
 type Clause = Record<string, unknown>;
 
+/** What the query needs to know about the caller (read from Redis by the decorate step's callerContext). */
 export interface QueryContext {
   /** Ids allowed by `tags=` (resolved from Redis by the caller); null when no tag filter. */
   taggedIds: string[] | null;
   /** The caller's CRM context (null when the org has none). */
   crm?: CrmContext | null;
-  /** Mark each hit with the CRMs it is in (`matched_queries` crm:<name>), for the crm_status field. */
+  /** Mark each hit with the CRMs it is in (`matched_queries` crm:<name>), for the crm_status member. */
   crmMarks?: boolean;
 }
 
@@ -33,10 +35,6 @@ const keywordOf = (f: FieldDef) => (f.type === 'name' ? `${f.name}.raw` : f.name
 /** The field a column sorts on: names sort on their folded companion. */
 export const sortFieldOf = (f: FieldDef) => (f.type === 'name' ? companion.sort(f.name) : f.name);
 
-const escapeWildcard = (s: string) => s.replace(/[\\*?]/g, (c) => `\\${c}`);
-
-/** A literal substring of a keyword field, ASCII case-insensitive (the cf string and substring filters). */
-export const containsWildcard = (field: string, v: string): Clause => ({ wildcard: { [field]: { value: `*${escapeWildcard(v)}*`, case_insensitive: true } } });
 
 /** cf by kind: a dispatch table, not an if-chain. */
 const CF: Record<NonNullable<FieldDef['cf']>, (c: CfFilter) => Clause[]> = {
@@ -60,7 +58,7 @@ const CF: Record<NonNullable<FieldDef['cf']>, (c: CfFilter) => Clause[]> = {
  */
 function containsClause(f: FieldDef, v: string): Clause {
   const folded = f.type === 'name' ? foldText(v) : '';
-  if (folded) return { wildcard: { [sortFieldOf(f)]: { value: `*${escapeWildcard(folded)}*` } } };
+  if (folded) return containsWildcard(sortFieldOf(f), folded, false);
   return containsWildcard(keywordOf(f), v);
 }
 
@@ -87,13 +85,13 @@ export function tightestBounds(ranges: CfFilter['ranges']): Record<string, numbe
 }
 
 /** Geography: states or dmas; with both, geo_mode chooses. */
-function geoFilters(def: EntityDef, p: ListParams): Clause[] {
+function geoFilters(def: EntityDef, p: ListRequest): Clause[] {
   const useDma = p.dmas.length > 0 && (p.states.length === 0 || p.geoMode === 'dma');
   if (useDma) return [{ terms: { [def.geo.dma]: p.dmas } }];
   return p.states.length ? [{ terms: { [def.geo.state]: p.states } }] : [];
 }
 
-function signalFilters(p: ListParams): Clause[] {
+function signalFilters(p: ListRequest): Clause[] {
   if (!p.signals.length) return [];
   if (p.signalMatch === 'all') return p.signals.map((s) => ({ term: { signals: s } }));
   return [{ terms: { signals: p.signals } }];
@@ -135,12 +133,24 @@ export function crmStatusOfHit(matched: unknown): string[] {
   return CRMS.filter((n) => names.includes(`crm:${n}`));
 }
 
+/** The side a read names (personnel: lead_type), as a filter. */
+export function sideFilter(def: EntityDef, side: string | null): Clause[] {
+  return def.side && side ? [{ term: { [def.side.field]: side } }] : [];
+}
+
+/** The marks clause of a query whose hits carry crm_status, or nothing. */
+const marksOf = (def: EntityDef, ctx: QueryContext): Clause => {
+  const marks = ctx.crmMarks && ctx.crm ? crmMarks(def, ctx.crm) : [];
+  // Marks are optional: minimum_should_match 0 even when there is no other clause.
+  return marks.length ? { should: marks, minimum_should_match: 0 } : {};
+};
+
 /** Every filter clause of the common parameters. */
-export function commonFilters(def: EntityDef, p: ListParams, ctx: QueryContext): Clause[] {
+export function commonFilters(def: EntityDef, p: ListRequest, ctx: QueryContext): Clause[] {
   const out: Clause[] = [...geoFilters(def, p), ...signalFilters(p)];
   for (const c of p.cf) out.push(...CF[c.field.cf as NonNullable<FieldDef['cf']>](c));
   for (const f of p.eb) out.push({ exists: { field: f.type === 'name' ? f.name : f.name } });
-  if (p.leadType) out.push({ term: { lead_type: p.leadType } });
+  out.push(...sideFilter(def, p.side));
   if (ctx.taggedIds) out.push({ ids: { values: ctx.taggedIds } });
   out.push(...crmFilter(def, p.crmStatus, ctx.crm));
   return out;
@@ -173,23 +183,32 @@ export function searchClause(def: EntityDef, text: string): Clause {
   return { bool: { should, minimum_should_match: 1 } };
 }
 
-export function sortClause(def: EntityDef, p: ListParams): Clause[] {
+export function sortClause(def: EntityDef, p: ListRequest): Clause[] {
   if (p.search && !p.sortExplicit) return [{ _score: 'desc' }, { id: 'asc' }];
   const f = def.fields.find((x) => x.name === p.sortBy) as FieldDef;
   return [{ [sortFieldOf(f)]: { order: p.sortDir, missing: '_last' } }, { id: 'asc' }];
 }
 
-/** The search body of a list call (paging is added by the caller). */
-export function buildListQuery(def: EntityDef, p: ListParams, ctx: QueryContext, extraFilters: Clause[] = []): SearchBody {
-  const filter = [...commonFilters(def, p, ctx), ...extraFilters];
-  const marks = ctx.crmMarks && ctx.crm ? crmMarks(def, ctx.crm) : [];
+/** Step 3 of the list pipeline: the search body of a list call (paging is added by the fetch step). */
+export function buildListQuery(p: ListRequest, ctx: QueryContext): SearchBody {
+  const { def } = p;
+  const filter = [...commonFilters(def, p, ctx), ...ownFilterClauses(def, p.own, p.ownGeo)];
   const query: Clause = {
     bool: {
       filter,
       ...(p.search ? { must: [searchClause(def, p.search)] } : {}),
-      // Marks are optional: minimum_should_match 0 even when there is no other clause.
-      ...(marks.length ? { should: marks, minimum_should_match: 0 } : {}),
+      ...marksOf(def, ctx),
     },
   };
   return { query, sort: sortClause(def, p), track_total_hits: p.includeCount };
+}
+
+/** The query of rows read by id (detail, batch): the ids, the side, and the CRM marks when the rows carry crm_status. */
+export function idsQuery(def: EntityDef, ids: readonly string[], side: string | null, ctx: QueryContext): Clause {
+  return { bool: { filter: [{ ids: { values: [...ids] } }, ...sideFilter(def, side)], ...marksOf(def, ctx) } };
+}
+
+/** The query of the rows matching one exact term (personnel batch by EIN), side and marks as idsQuery. */
+export function termQuery(def: EntityDef, term: Clause, side: string | null, ctx: QueryContext): Clause {
+  return { bool: { filter: [term, ...sideFilter(def, side)], ...marksOf(def, ctx) } };
 }

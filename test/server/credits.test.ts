@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../core/config.ts';
 import { createServices } from '../../server/context.ts';
-import { rowPrice, toMilli, ROW_PRICE_MILLI } from '../../server/pricing.ts';
+import { rowPrice, toMilli } from '../../server/pricing.ts';
+import { entity } from '../../mappings/index.ts';
 
 const services = createServices(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }));
 const day = new Date().toISOString().slice(0, 10);
@@ -26,7 +27,7 @@ test('hundreds of parallel debits against a pool that pays for only some: balanc
   // 400 calls of 1..25 rows of advanced personnel (2 credits a row): far more than the pool.
   const calls = Array.from({ length: 400 }, (_, i) => ({ key: keys[i % 3], rows: 1 + ((i * 7) % 25) }));
   const results = await Promise.all(
-    calls.map((c) => services.credits.debit({ org, keyId: c.key, milli: c.rows * ROW_PRICE_MILLI.personnel.advanced, rows: c.rows, dailyRows: c.rows, dailyCap: -1, day }).then((r) => ({ ...c, ...r }))),
+    calls.map((c) => services.credits.debit({ org, keyId: c.key, milli: c.rows * entity('personnel').price.advanced, rows: c.rows, dailyRows: c.rows, dailyCap: -1, day }).then((r) => ({ ...c, ...r }))),
   );
   const charged = results.filter((r) => r.outcome === 'charged');
   const refused = results.filter((r) => r.outcome === 'insufficient');
@@ -74,9 +75,9 @@ test('daily row cap is enforced atomically under concurrency', async () => {
 });
 
 test('prices: integer milli-credits; the worked figure of the spec', () => {
-  assert.equal(rowPrice('companies', 'advanced', ['broker_change']), { base: 1000, signals: 100 });
-  assert.equal(rowPrice('personnel', 'basic'), { base: 500, signals: 0 });
-  assert.equal(rowPrice('personnel', 'advanced'), { base: 2000, signals: 0 });
+  assert.equal(rowPrice(entity('companies'), 'advanced', ['broker_change']), { base: 1000, signals: 100 });
+  assert.equal(rowPrice(entity('personnel'), 'basic'), { base: 500, signals: 0 });
+  assert.equal(rowPrice(entity('personnel'), 'advanced'), { base: 2000, signals: 0 });
   assert.is(toMilli(0.1), 100);
   assert.is(toMilli(12.345), 12345);
   assert.is(toMilli(0.0001), null);

@@ -2,7 +2,7 @@
  * The list query builder without I/O: (entity definition, parsed parameters, caller context)
  * → Elasticsearch request. Sorts end on the id tiebreak, filters are unscored and only
  * `search` scores, crm_status and its marks point at the caller's CRM lists, building is
- * deterministic and leaves its inputs alone, and parseListParams names what is wrong.
+ * deterministic and leaves its inputs alone, and the parse and authorize steps name what is wrong.
  * Nothing here talks to Elasticsearch or Redis (the same queries run against the real index
  * in list.test.ts and crm.test.ts).
  */
@@ -17,8 +17,10 @@ import { SIGNAL_NAMES } from '../../mappings/signals.ts';
 import { ApiError } from '../../server/errors.ts';
 import type { KeyRecord } from '../../server/services/keys.ts';
 import { CRM_STATUSES, CRMS, type CrmContext, type CrmStatus } from '../../server/services/crm.ts';
-import { parseListParams, type ListParams } from '../../server/read/list-params.ts';
-import { resourceFilters } from '../../server/read/filters.ts';
+import { parseListRequest, type ListRequest } from '../../server/read/list-request.ts';
+import { authorizeList } from '../../server/read/authorize.ts';
+import { ownFilterClauses, readOwnFilters, readOwnGeo } from '../../server/read/filters.ts';
+import type { ErrorDetail } from '../../server/errors.ts';
 import {
   buildListQuery, commonFilters, crmFilter, crmMarks, crmStatusOfHit, inCrm, searchClause, sortClause, sortFieldOf,
   type QueryContext, type SearchBody,
@@ -69,10 +71,23 @@ const BOTH: CrmContext = { index: 'ns-crm', org: 'org-q', crms: ['hubspot', 'sal
 const HUBSPOT_ONLY: CrmContext = { index: 'ns-crm', org: 'org-q', crms: ['hubspot'] };
 const MATCH_NONE = { bool: { must_not: [{ match_all: {} }] } };
 
-/** personnel always needs lead_type; the other entities take the query as given. */
-const withRequired = (def: EntityDef, q: Q): Q => (def.name === 'personnel' && q.lead_type === undefined ? { lead_type: 'company', ...q } : q);
-const params = (def: EntityDef, q: Q = {}, key: KeyRecord = KEY, extra: string[] = []): ListParams => parseListParams(def, key, withRequired(def, q), extra);
-const build = (def: EntityDef, q: Q = {}, ctx: QueryContext = NO_CTX, extra: J[] = []): SearchBody => buildListQuery(def, params(def, q), ctx, extra);
+/** The list pipeline's parse and authorize steps, as the endpoint runs them before any I/O. */
+function parseListParams(def: EntityDef, key: KeyRecord, q: Q): ListRequest {
+  const req = parseListRequest(def, q);
+  authorizeList(key, req);
+  return req;
+}
+/** An entity with a side (personnel's lead_type) always needs it; the others take the query as given. */
+const withRequired = (def: EntityDef, q: Q): Q => (def.side && q[def.side.param] === undefined ? { [def.side.param]: 'company', ...q } : q);
+const params = (def: EntityDef, q: Q = {}, key: KeyRecord = KEY): ListRequest => parseListParams(def, key, withRequired(def, q));
+const build = (def: EntityDef, q: Q = {}, ctx: QueryContext = NO_CTX): SearchBody => buildListQuery(params(def, q), ctx);
+/** The resource-filter clauses of a query (read, then built), as the builder appends them. */
+function ownClauses(def: EntityDef, q: Q): J[] {
+  const problems: ErrorDetail[] = [];
+  const clauses = ownFilterClauses(def, readOwnFilters(def, q, problems), readOwnGeo(def, q, problems));
+  assert.equal(problems, []);
+  return clauses;
+}
 const boolOf = (b: SearchBody): J => (b.query as J).bool;
 /** The filter clauses of a query, without personnel's mandatory lead_type term. */
 const filtersOf = (b: SearchBody): J[] => boolOf(b).filter.filter((c: J) => !c.term?.lead_type);
@@ -243,7 +258,7 @@ t('dmas: every DMA of the allowlist can be filtered on, alone or in a list, any 
   const all = [...DMAS].reverse();
   assert.equal(filtersOf(build(companies, { dmas: all.join(',') })), [{ terms: { dma: all } }]);
   assert.equal(filtersOf(build(companies, { dmas: all.map((d) => d.toUpperCase()).join(', ') })), [{ terms: { dma: all } }]);
-  assert.equal(resourceFilters(personnel, KEY, { lead_type: 'company', person_dmas: commaNames.join(',') }).clauses, [{ terms: { person_dma: commaNames } }]);
+  assert.equal(ownClauses(personnel, { lead_type: 'company', person_dmas: commaNames.join(',') }), [{ terms: { person_dma: commaNames } }]);
   assert.throws(() => build(companies, { dmas: `${commaNames[0]},Nowhere` }), (e: unknown) => (e as { details?: { field: string }[] }).details?.[0]?.field === 'dmas');
 });
 
@@ -409,11 +424,12 @@ t('tags: the caller-resolved ids become one ids query; none resolved matches not
   assert.equal(boolOf(build(companies, {}, { taggedIds: null })).filter, []);
 });
 
-t('resource filters (extraFilters) follow the common ones in bool.filter, in order', () => {
+t('resource filters follow the common ones in bool.filter, in order, and count as business filters', () => {
   const q = { funding_status: 'Self-Funded', short_form: 'true', states: 'TX' };
-  const own = resourceFilters(companies, KEY, q);
-  assert.equal(own.present, ['funding_status', 'short_form']);
-  const b = buildListQuery(companies, parseListParams(companies, KEY, q, own.present), NO_CTX, own.clauses);
+  const p = parseListParams(companies, KEY, q);
+  assert.equal(p.own.map((f) => f.filter.param), ['funding_status', 'short_form']);
+  assert.equal([...p.businessFilters].sort(), ['funding_status', 'short_form', 'states']);
+  const b = buildListQuery(p, NO_CTX);
   assert.equal(boolOf(b).filter, [{ terms: { state: ['TX'] } }, { terms: { funding_status: ['Self-Funded'] } }, { term: { short_form: true } }]);
   assert.not.ok('must' in boolOf(b));
 });
@@ -591,11 +607,11 @@ t('building is pure (property): same inputs, deep-equal JSON-safe output; query,
       const ctxBefore = structuredClone(ctx);
       const p = parseListParams(companies, KEY, q);
       const pBefore = JSON.stringify(p);
-      const a = buildListQuery(companies, p, ctx);
-      const b = buildListQuery(companies, p, ctx);
+      const a = buildListQuery(p, ctx);
+      const b = buildListQuery(p, ctx);
       assert.equal(a, b, 'same params, same body');
       assert.equal(JSON.stringify(a), JSON.stringify(b), 'same key order too');
-      assert.equal(buildListQuery(companies, parseListParams(companies, KEY, q), ctx), a, 'a fresh parse of the same query builds the same body');
+      assert.equal(buildListQuery(parseListParams(companies, KEY, q), ctx), a, 'a fresh parse of the same query builds the same body');
       assert.equal(JSON.parse(JSON.stringify(a)), a, 'plain JSON: no undefined, functions, NaN or class instances');
       assert.equal(q, qBefore, 'the query object is not mutated');
       assert.equal(ctx, ctxBefore, 'the context is not mutated');
@@ -610,7 +626,7 @@ t('structure (property): filters unscored, must iff search, should iff marks, on
   fc.assert(
     fc.property(companyQuery, context, (q, ctx) => {
       const p = parseListParams(companies, KEY, q);
-      const body = buildListQuery(companies, p, ctx);
+      const body = buildListQuery(p, ctx);
       const bool = boolOf(body);
       assert.is('must' in bool, p.search !== null);
       if (p.search) assert.equal(bool.must, [searchClause(companies, p.search)]);
@@ -655,8 +671,11 @@ t('page_size above 25 needs a business filter (resource filters count too)', () 
   assert.is(params(companies, { page_size: '25' }).pageSize, 25);
   assert.is(params(companies, { page_size: '100', states: 'TX' }).pageSize, 100);
   assert.is(params(companies, { page_size: '100', search: 'acme' }).pageSize, 100);
-  assert.is(params(companies, { page_size: '100' }, KEY, ['funding_status']).pageSize, 100);
-  assert.equal(params(companies, { page_size: '100', states: 'TX' }, KEY, ['funding_status']).businessFilters, ['states', 'funding_status']);
+  assert.is(params(companies, { page_size: '100', funding_status: 'Self-Funded' }).pageSize, 100);
+  assert.equal(params(companies, { page_size: '100', states: 'TX', funding_status: 'Self-Funded' }).businessFilters, ['states', 'funding_status']);
+  // filing_year=latest (the default) narrows nothing: not a business filter; a year is.
+  expectError(() => params(companies, { page_size: '100', filing_year: 'latest' }), { status: 400, code: 'FILTER_REQUIRED', field: 'page_size', issue: 'filter_required' });
+  assert.equal(params(companies, { page_size: '100', filing_year: '2023' }).businessFilters, ['filing_year']);
 });
 
 t('test keys: page_size above 100 is out_of_range', () => {
@@ -709,7 +728,7 @@ t('personnel: lead_type is required and must be company or broker', () => {
   expectError(() => parseListParams(personnel, KEY, {}), { status: 400, code: 'VALIDATION_ERROR', field: 'lead_type', issue: 'missing_required', expected: LEAD_TYPES });
   expectError(() => parseListParams(personnel, KEY, { lead_type: '' }), { status: 400, code: 'VALIDATION_ERROR', field: 'lead_type', issue: 'missing_required' });
   expectError(() => parseListParams(personnel, KEY, { lead_type: 'Company' }), { status: 400, code: 'VALIDATION_ERROR', field: 'lead_type', issue: 'invalid_value', expected: LEAD_TYPES });
-  assert.is(parseListParams(companies, KEY, { lead_type: 'anything' }).leadType, null, 'other resources ignore lead_type');
+  assert.is(parseListParams(companies, KEY, { lead_type: 'anything' }).side, null, 'resources without a side have none');
 });
 
 t('crm_status and signals: unknown values are invalid_value with the allowed list', () => {

@@ -12,8 +12,9 @@ import { generate } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { EntityName } from '../../mappings/types.ts';
-import { COMMON_LIST_PARAMS } from '../../server/read/list-params.ts';
+import { COMMON_LIST_PARAMS } from '../../server/read/list-request.ts';
 import { filterParams } from '../../server/read/filters.ts';
+import { sideParams } from '../../server/read/request.ts';
 import { startHarness, type Harness } from './harness.ts';
 import { aliasName } from '../../core/names.ts';
 
@@ -89,7 +90,7 @@ t('every list parameter of every resource has an example', () => {
   for (const p of COMMON_LIST_PARAMS) if (!['cursor', 'explain'].includes(p) && !anywhere.has(p)) missing.push(p);
   for (const def of ENTITIES) {
     const own = keysOf(def.name);
-    for (const p of [...filterParams(def), ...(def.name === 'personnel' ? ['lead_type'] : [])]) if (!own.has(p)) missing.push(`${def.name}: ${p}`);
+    for (const p of [...filterParams(def), ...sideParams(def)]) if (!own.has(p)) missing.push(`${def.name}: ${p}`);
   }
   assert.equal(missing, []);
 });

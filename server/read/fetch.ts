@@ -1,0 +1,38 @@
+/**
+ * Step 4 of the read pipeline for reads that are not list pages: rows by id (detail, batch), by
+ * an exact term per input (personnel batch by EIN), and by a query (lookups). Every read goes to
+ * the caller's data namespace (the sandbox for test keys) and returns hits the decorate step
+ * shapes (crm_status marks included when the context asks for them).
+ */
+import type { Services } from '../context.ts';
+import type { AuthState } from '../middleware/auth.ts';
+import { aliasName } from '../../core/names.ts';
+import type { Doc, EntityDef } from '../../mappings/types.ts';
+import type { Hit } from './decorate.ts';
+import { idsQuery, termQuery, type QueryContext } from './query.ts';
+
+type Clause = Record<string, unknown>;
+
+/** The alias a caller reads for an entity. */
+export const indexFor = (auth: AuthState, def: EntityDef): string => aliasName(auth.dataNamespace, def.name);
+
+/** Rows by id, of the side asked (rows of the other side do not exist for the call), in id order. */
+export async function fetchByIds(services: Services, auth: AuthState, q: { def: EntityDef; ids: readonly string[]; side: string | null; caller: QueryContext }): Promise<Hit[]> {
+  if (!q.ids.length) return [];
+  const res = await services.es.search<Doc>({ index: indexFor(auth, q.def), query: idsQuery(q.def, q.ids, q.side, q.caller), size: q.ids.length, sort: [{ id: 'asc' }], track_total_hits: false });
+  return res.hits.hits as Hit[];
+}
+
+/** Up to `size` rows per exact term (one search each, in one _msearch), in the given sort. */
+export async function fetchPerTerm(services: Services, auth: AuthState, q: { def: EntityDef; terms: readonly Clause[]; side: string | null; caller: QueryContext; size: number; sort: Clause[] }): Promise<Hit[][]> {
+  const index = indexFor(auth, q.def);
+  const res = await services.es.msearch<Doc>({ searches: q.terms.flatMap((t) => [{ index }, { query: termQuery(q.def, t, q.side, q.caller), size: q.size, sort: q.sort }]) });
+  return res.responses.map((r) => ('hits' in r ? (r.hits.hits as Hit[]) : []));
+}
+
+/** Rows matching a query, best first (or in `sort`), with the total number of matches. */
+export async function fetchMatching(services: Services, auth: AuthState, q: { def: EntityDef; query: Clause; size: number; sort?: Clause[] }): Promise<{ hits: Hit[]; total: number }> {
+  const res = await services.es.search<Doc>({ index: indexFor(auth, q.def), query: q.query, size: q.size, sort: (q.sort ?? [{ _score: 'desc' }, { id: 'asc' }]) as never, track_total_hits: true });
+  const t = res.hits.total;
+  return { hits: res.hits.hits as Hit[], total: typeof t === 'object' ? t.value : (t ?? 0) };
+}

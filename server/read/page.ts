@@ -1,0 +1,134 @@
+/**
+ * Step 4 of the list pipeline, fetch: one page of a list query, and its total. Pages inside
+ * Elasticsearch's result window use from/size; a page whose start is known (the caller's cursor,
+ * or the remembered end of the previous page) is one search_after query whatever its depth; deeper
+ * pages without a known start walk forward with search_after over sort values only. Order is
+ * `<sort_by> <sort_dir>, id asc`, so pages never overlap or leave gaps.
+ */
+import { createHash } from 'node:crypto';
+import type { Services } from '../context.ts';
+import type { Doc } from '../../mappings/types.ts';
+import { staleCursor, type Cursor } from './cursor.ts';
+import type { Hit } from './decorate.ts';
+import type { SearchBody } from './query.ts';
+
+/** Elasticsearch's index.max_result_window: the most one search may return. */
+const MAX_RESULT_WINDOW = 10_000;
+
+/**
+ * Fingerprint of a filter combination (everything but the page) in the caller's context, for
+ * crawl detection, remembered page ends and cursors: `context` names what else decides the
+ * rows (the data namespace; the user for tags=, the organization for crm_status=), so that
+ * two users' `tags=vip` never share page positions.
+ */
+export function fingerprint(opts: { resource: string; rowsKey: string; context: string }): string {
+  return createHash('sha1').update(`${opts.context}|${opts.resource}?${opts.rowsKey}`).digest('hex').slice(0, 20);
+}
+
+/** What one page fetch needs. */
+export interface PageQuery {
+  /** The alias read. */
+  index: string;
+  body: SearchBody;
+  page: number;
+  pageSize: number;
+  /** Fields of each hit's _source. */
+  source: string[];
+  /** Count exactly in the page query (up to exactCountUpTo). */
+  includeCount: boolean;
+  /** Where the page starts, when known: a verified cursor (its index must still be live) or a remembered end. */
+  start: { cursor: Cursor; given: boolean } | null;
+}
+
+/** A fetched page: one hit more than the page size tells has_more. */
+export interface Page {
+  hits: Hit[];
+  pageHits: Hit[];
+  hasMore: boolean;
+  /** The total as the page query counted it (undefined when not tracked). */
+  total?: number | { value: number; relation: string };
+  /** The request sent for the page (explain). */
+  served: Record<string, unknown>;
+}
+
+/** The sort values just before `offset`, walked with search_after over sort values only. */
+async function searchAfterFor(services: Services, index: string, body: SearchBody, offset: number): Promise<unknown[] | undefined> {
+  let after: unknown[] | undefined;
+  let remaining = offset;
+  while (remaining > 0) {
+    const size = Math.min(remaining, MAX_RESULT_WINDOW);
+    const res = await services.esSearch.search(index, { query: body.query, sort: body.sort, size, _source: false, track_total_hits: false, ...(after ? { search_after: after } : {}) });
+    const hits = res.hits.hits;
+    if (!hits.length) return undefined;
+    after = hits[hits.length - 1].sort as unknown[];
+    remaining -= hits.length;
+    if (hits.length < size) return after;
+  }
+  return after;
+}
+
+/** Fetches one page (a given cursor whose index the alias has left is 400 stale_cursor). */
+export async function fetchPage(services: Services, q: PageQuery): Promise<Page> {
+  const offset = q.page * q.pageSize;
+  const want = q.pageSize + 1;
+  const deep = offset + want > services.config.pageWindow;
+  let served: Record<string, unknown> = {};
+  const search = (after?: unknown[]) => {
+    served = {
+      query: q.body.query,
+      sort: q.body.sort,
+      size: want,
+      // Exact up to 10,000 matches in the page query itself; above, the count runs in the background.
+      track_total_hits: q.includeCount ? services.config.exactCountUpTo : false,
+      _source: { includes: q.source },
+      ...(deep || q.start ? (after ? { search_after: after } : {}) : { from: offset }),
+    };
+    return services.esSearch.search<Doc>(q.index, served);
+  };
+  let res = q.start ? await search(q.start.cursor.a) : null;
+  const moved = res && res.hits.hits.length > 0 && res.hits.hits[0]._index !== q.start?.cursor.g;
+  if (moved && q.start?.given) throw staleCursor();
+  if (!res || moved) {
+    const after = deep ? await searchAfterFor(services, q.index, q.body, offset) : undefined;
+    res = deep && after === undefined && offset > 0 ? null : await search(after);
+  }
+  const hits = (res?.hits.hits ?? []) as Hit[];
+  return { hits, pageHits: hits.slice(0, q.pageSize), hasMore: hits.length > q.pageSize, total: res?.hits.total, served };
+}
+
+/**
+ * The exact total of a list call: from the page query when under `exactCountUpTo`, else from the
+ * Redis count cache (keyed by the filters and the concrete index, so an alias move
+ * invalidates it); on a miss the count starts in the background and null means pending.
+ */
+export async function exactTotal(services: Services, opts: { page: Page; body: SearchBody; /** The filters in the caller's context (what decides the total besides the data load). */ countKey: string }): Promise<number | null> {
+  const t = opts.page.total;
+  if (t === undefined) return 0;
+  if (typeof t === 'number') return t;
+  if (t.relation === 'eq') return t.value;
+  const generation = opts.page.hits[0]._index;
+  const key = services.rk.count(createHash('sha1').update(`${generation}|${opts.countKey}`).digest('hex').slice(0, 24));
+  const cached = await services.redis.get(key);
+  if (cached !== null && cached !== 'pending') return Number(cached);
+  if (cached === null && (await services.redis.set(key, 'pending', 'EX', 60, 'NX')) === 'OK') {
+    services.es
+      .count({ index: generation, query: opts.body.query })
+      .then((c) => services.redis.set(key, String(c.count), 'EX', 3600))
+      .catch((err: Error) => {
+        services.log.warn({ err: err.message }, 'background count failed');
+        return services.redis.del(key);
+      });
+  }
+  return null;
+}
+
+/** Remembered end of a served page (15 minutes): page N+1 then starts with one search_after query. */
+export async function rememberedEnd(services: Services, fp: string, page: number): Promise<Cursor | null> {
+  const json = await services.redis.get(services.rk.cursor(fp, page));
+  return json ? (JSON.parse(json) as Cursor) : null;
+}
+
+/** Remembers where a served page ended; a failure only costs the next page its shortcut. */
+export async function remember(services: Services, fp: string, page: number, end: Cursor): Promise<void> {
+  await services.redis.set(services.rk.cursor(fp, page), JSON.stringify(end), 'EX', 900).catch((err: Error) => services.log.warn({ err: err.message }, 'could not remember a page cursor'));
+}
