@@ -51,7 +51,7 @@ async function prepareData(dir: string): Promise<string> {
   process.stderr.write(`generating ${rows} companies, ${offices} offices, ${brokers} brokers into ${dir}\n`);
   const gen = await generate({ out: dir, companies: rows, personnel: 0, brokerOffices: offices, brokers, seed: Number(args.seed) });
   for (const name of ['brokers', 'broker-offices'] as const) {
-    await ingestFile(config, name, gen.files[name], { progress: null, errors: join(dir, `${name}.errors.csv`) }, es);
+    await ingestFile(config, name, gen.files[name], { progress: null, errors: join(dir, `${name}.errors.csv`), es });
   }
   return gen.files.companies;
 }

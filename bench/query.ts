@@ -43,7 +43,7 @@ async function ensureData(): Promise<void> {
   process.stderr.write(`generating and loading ${rows} companies and ${rows} personnel into ${config.namespace} (once)\n`);
   const gen = await generate({ out: dir, companies: rows, personnel: rows, brokerOffices: Math.round(rows / 5), brokers: Math.round(rows / 40), seed: 99 });
   for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) {
-    const s = await ingestFile(config, r, gen.files[r], { progress: null }, es);
+    const s = await ingestFile(config, r, gen.files[r], { progress: null, es });
     process.stderr.write(`  ${r}: ${s.indexed} in ${(s.elapsedMs / 1000).toFixed(0)} s\n`);
   }
 }

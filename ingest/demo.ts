@@ -56,7 +56,7 @@ export async function ensureData(
   opts.log(`generating ${what} data into ${dir}`);
   const gen = await generate({ out: dir, seed: opts.seed, ...opts.sizes });
   for (const name of ENTITY_NAMES) {
-    const s = await ingestFile(config, name, gen.files[name], { sandbox: opts.sandbox, progress: null }, es);
+    const s = await ingestFile(config, name, gen.files[name], { sandbox: opts.sandbox, progress: null, es });
     opts.log(`loaded ${s.indexed} ${name} into ${s.alias}${s.rejected ? ` (${s.rejected} rejected, see ${s.report})` : ''}`);
   }
   return { loaded: true, counts: await resourceCounts(es, ns) };

@@ -92,11 +92,12 @@ export async function createLoadIndex(es: Es, index: string, def: EntityDef, sha
  * Makes a loaded index ready to serve: restores refresh, replicas and durability, refreshes,
  * waits for its shards, and records completeness in the mapping `_meta`.
  */
-export async function finishLoadIndex(es: Es, index: string, def: EntityDef, shape: IndexShape, info: { rows: number; source: string }): Promise<void> {
+export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opts: { shape: IndexShape; rows: number; source: string }): Promise<void> {
+  const { shape } = opts;
   await es.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: shape.replicas, 'translog.durability': 'request' } });
   await es.indices.refresh({ index });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
-  const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: info.rows, source: info.source, loaded_at: new Date().toISOString() };
+  const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString() };
   await es.indices.putMapping({ index, _meta: { bintel: meta } });
 }
 

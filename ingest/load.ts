@@ -108,7 +108,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
     if (read === 0 && !opts.allowEmpty) throw new LoadAborted('no data rows (header only): nothing loaded', EXIT.inputRefused);
     if (indexed === 0 && read > 0 && !opts.allowEmpty) throw new LoadAborted(`all ${read} rows were rejected: nothing loaded (see ${report.path})`, EXIT.aborted);
     if (read !== indexed + report.rows) throw new LoadAborted(`row accounting mismatch: read ${read}, indexed ${indexed}, rejected ${report.rows}`, EXIT.aborted);
-    await finishLoadIndex(es, index, def, opts.shape, { rows: indexed, source: opts.sourceLabel });
+    await finishLoadIndex(es, index, def, { shape: opts.shape, rows: indexed, source: opts.sourceLabel });
     const previous = await swapAlias(es, ns, def.name, index);
     const pruned = await pruneVersions(es, ns, def);
     const count = await es.count({ index });

@@ -24,6 +24,8 @@ export interface LoadFlags {
   replicas?: number;
   /** Progress output (default stderr); null for none. */
   progress?: NodeJS.WriteStream | null;
+  /** The Elasticsearch client to load with (default: a new one for the configuration). */
+  es?: Es;
 }
 
 export interface IngestFlags extends LoadFlags {
@@ -63,7 +65,8 @@ async function withInterrupts<T>(fn: (signal: AbortSignal) => Promise<T>): Promi
 }
 
 /** Loads a CSV file into a new version of a resource's index and swaps the alias. */
-export async function ingestFile(config: Config, resource: string, file: string, flags: IngestFlags = {}, es: Es = createEs(config)): Promise<LoadSummary & { report: string | null }> {
+export async function ingestFile(config: Config, resource: string, file: string, flags: IngestFlags = {}): Promise<LoadSummary & { report: string | null }> {
+  const es = flags.es ?? createEs(config);
   const def = entity(resource);
   checkPositive('--batch-size', flags.batchSize);
   checkPositive('--concurrency', flags.concurrency);
@@ -137,7 +140,8 @@ export async function* liveRows(es: Es, index: string, def: EntityDef, pageSize 
  * Rebuilds a resource's index from its live index with the current definition (mapping,
  * derived fields, and joins against the current parents), then swaps the alias.
  */
-export async function reindexResource(config: Config, resource: string, flags: LoadFlags = {}, es: Es = createEs(config)): Promise<LoadSummary & { report: string | null }> {
+export async function reindexResource(config: Config, resource: string, flags: LoadFlags = {}): Promise<LoadSummary & { report: string | null }> {
+  const es = flags.es ?? createEs(config);
   const def = entity(resource);
   const ns = namespaceFor(config, flags.sandbox);
   const from = await liveIndex(es, ns, def.name);

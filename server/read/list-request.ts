@@ -12,15 +12,14 @@ import { CRM_STATUSES, type CrmStatus } from '../services/crm.ts';
 import { checkFieldNames } from './projection.ts';
 import { filterParams, narrows, readOwnFilters, readOwnGeo, type OwnFilter, type OwnGeo } from './filters.ts';
 import {
-  MAX_SEARCH_CHARS, SHAPE_PARAMS, booleanParam, choiceParam, integerParam, listParam, matchOutOfBounds, one, readShape, readSide, sideParams,
+  MAX_SEARCH_CHARS, SHAPE_PARAMS, booleanParam, choiceParam, listParam, pageParams, matchOutOfBounds, one, readShape, readSide, sideParams,
   throwProblems, tooLong, type RawQuery, type ShapeRequest,
 } from './request.ts';
 
-export const PAGE_SIZE_DEFAULT = 25;
-export const PAGE_SIZE_MAX = 500;
+/** Most rows a page may have without a business filter. */
 export const PAGE_SIZE_UNFILTERED = 25;
+/** Most rows a page of a test key may have. */
 export const PAGE_SIZE_TEST_KEYS = 100;
-export const PAGE_MAX = 1_000_000;
 
 export type CfOp = 'gte' | 'gt' | 'lte' | 'lt';
 
@@ -111,7 +110,9 @@ const NUMERIC_RANGE: Partial<Record<FieldDef['type'], [number, number]>> = {
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
 /** One numeric cf part (`gte:10` or `10`) into `out`; false after recording a problem. */
-function numericPart(f: FieldDef, field: string, part: string, out: CfFilter, problems: ErrorDetail[]): boolean {
+function numericPart(out: CfFilter, part: string, problems: ErrorDetail[]): boolean {
+  const f = out.field;
+  const field = `cf[${f.name}]`;
   const m = CF_OP.exec(part);
   const text = m ? m[2].trim() : part;
   if (!NUMBER.test(text)) {
@@ -146,7 +147,7 @@ function cfFilter(def: EntityDef, column: string, raw: string, problems: ErrorDe
   const out: CfFilter = { field: f, ranges: [], values: [] };
   for (const p of parts) {
     if (f.cf === 'numeric' || f.cf === 'percent') {
-      if (!numericPart(f, field, p, out, problems)) return null;
+      if (!numericPart(out, p, problems)) return null;
     } else if (CF_OP.test(p)) {
       problems.push({ field, issue: 'operator_not_supported', expected: 'gte/gt/lte/lt apply to numeric columns only' });
       return null;
@@ -191,7 +192,7 @@ function geography(q: RawQuery, problems: ErrorDetail[]): Pick<ListRequest, 'sta
   const { dmas, unknown } = parseDmas(raw ?? '');
   if (raw !== undefined && !dmas.length && !unknown.length) problems.push({ field: 'dmas', issue: 'missing_value' });
   if (unknown.length) problems.push({ field: 'dmas', issue: 'invalid_value', expected: DMAS });
-  return { states, dmas, geoMode: choiceParam(q, 'geo_mode', ['state', 'dma'] as const, 'state', problems) };
+  return { states, dmas, geoMode: choiceParam(q, 'geo_mode', { allowed: ['state', 'dma'] as const, fallback: 'state' }, problems) };
 }
 
 /**
@@ -216,12 +217,11 @@ export function parseListRequest(def: EntityDef, q: RawQuery): ListRequest {
   const problems: ErrorDetail[] = [];
   const own = readOwnFilters(def, q, problems);
   const ownGeo = readOwnGeo(def, q, problems);
-  const page = integerParam(q, 'page', { min: 0, max: PAGE_MAX, fallback: 0 }, problems);
-  const pageSize = integerParam(q, 'page_size', { min: 1, max: PAGE_SIZE_MAX, fallback: PAGE_SIZE_DEFAULT }, problems);
+  const { page, pageSize } = pageParams(q, problems);
   const sortable = def.fields.filter((f) => f.sortable).map((f) => f.name);
   const sortBy = one(q, 'sort_by') ?? def.defaultSort;
   if (!sortable.includes(sortBy)) problems.push({ field: 'sort_by', issue: 'invalid_value', expected: sortable });
-  const sortDir = choiceParam(q, 'sort_dir', ['asc', 'desc'] as const, 'asc', problems);
+  const sortDir = choiceParam(q, 'sort_dir', { allowed: ['asc', 'desc'] as const, fallback: 'asc' }, problems);
   const shape = readShape(q, problems);
   if (shape.fields) checkFieldNames(def, shape.fields, problems);
   const countOnly = booleanParam(q, 'count_only', false, problems);
@@ -233,7 +233,7 @@ export function parseListRequest(def: EntityDef, q: RawQuery): ListRequest {
   if (searchRaw !== undefined) tooLong('search', [searchRaw.trim()], MAX_SEARCH_CHARS, problems);
   const signals = [...new Set(listParam(q, 'signals', problems))];
   if (signals.some((s) => !SIGNAL_NAMES.includes(s))) problems.push({ field: 'signals', issue: 'invalid_value', expected: SIGNAL_NAMES });
-  const signalMatch = choiceParam(q, 'signal_match', ['any', 'all'] as const, 'any', problems);
+  const signalMatch = choiceParam(q, 'signal_match', { allowed: ['any', 'all'] as const, fallback: 'any' }, problems);
   const geo = geography(q, problems);
   const tags = listParam(q, 'tags', problems);
   const crmStatus = listParam(q, 'crm_status', problems).map((s) => s.toLowerCase()) as CrmStatus[];

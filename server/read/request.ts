@@ -63,9 +63,8 @@ export function throwProblems(problems: readonly ErrorDetail[]): void {
 }
 
 /** A whole number parameter within [min, max] (`fallback` when absent); `page` and `page_size` everywhere. */
-export function integerParam(q: Readonly<Record<string, string | string[] | undefined>>, name: string, range: { min: number; max: number; fallback: number }, problems: ErrorDetail[]): number {
-  const v = q[name];
-  const raw = Array.isArray(v) ? v[0] : v;
+export function integerParam(name: string, given: string | string[] | undefined, range: { min: number; max: number; fallback: number }, problems: ErrorDetail[]): number {
+  const raw = Array.isArray(given) ? given[0] : given;
   if (raw === undefined) return range.fallback;
   if (!/^\d+$/.test(raw)) {
     problems.push({ field: name, issue: 'invalid_integer', expected: `a whole number from ${range.min} to ${range.max}` });
@@ -74,6 +73,19 @@ export function integerParam(q: Readonly<Record<string, string | string[] | unde
   const n = Number(raw);
   if (n < range.min || n > range.max) problems.push({ field: name, issue: 'out_of_range', expected: `${range.min} to ${range.max}` });
   return n;
+}
+
+/** Paging of every paged endpoint (lists, tags): page from 0, page_size 1-500, default 25. */
+export const PAGE_MAX = 1_000_000;
+export const PAGE_SIZE_DEFAULT = 25;
+export const PAGE_SIZE_MAX = 500;
+
+/** `page` and `page_size`. */
+export function pageParams(q: { page?: string | string[]; page_size?: string | string[] }, problems: ErrorDetail[]): { page: number; pageSize: number } {
+  return {
+    page: integerParam('page', q.page, { min: 0, max: PAGE_MAX, fallback: 0 }, problems),
+    pageSize: integerParam('page_size', q.page_size, { min: 1, max: PAGE_SIZE_MAX, fallback: PAGE_SIZE_DEFAULT }, problems),
+  };
 }
 
 /** true/1 or false/0 (`fallback` when absent). */
@@ -87,7 +99,8 @@ export function booleanParam(q: RawQuery, name: string, fallback: boolean, probl
 }
 
 /** One of `allowed` (`fallback` when absent). */
-export function choiceParam<T extends string>(q: RawQuery, name: string, allowed: readonly T[], fallback: T, problems: ErrorDetail[]): T {
+export function choiceParam<T extends string>(q: RawQuery, name: string, choice: { allowed: readonly T[]; fallback: T }, problems: ErrorDetail[]): T {
+  const { allowed, fallback } = choice;
   const raw = one(q, name);
   if (raw === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) problems.push({ field: name, issue: 'invalid_value', expected: allowed });
@@ -150,8 +163,8 @@ export const SHAPE_PARAMS = ['mode', 'fields', 'format'] as const;
 
 /** Reads mode, fields, format and dry_run (which fields exist is checked by the projection). */
 export function readShape(q: RawQuery, problems: ErrorDetail[]): ShapeRequest {
-  const mode = choiceParam(q, 'mode', MODES, 'basic', problems);
-  const format = choiceParam(q, 'format', FORMATS, 'json', problems);
+  const mode = choiceParam(q, 'mode', { allowed: MODES, fallback: 'basic' }, problems);
+  const format = choiceParam(q, 'format', { allowed: FORMATS, fallback: 'json' }, problems);
   const dryRun = booleanParam(q, 'dry_run', false, problems);
   const raw = one(q, 'fields');
   let fields: string[] | null = null;

@@ -13,11 +13,9 @@ import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
 import { bodyOf, validator } from '../validate.ts';
 import { BULK_MAX, scopeOf, type TagOwner, type TagPage, type TagRecord } from '../services/tags.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
+import { pageParams, throwProblems } from '../read/request.ts';
 import type { EntityName } from '../../mappings/types.ts';
 
-const PAGE_SIZE_DEFAULT = 25;
-const PAGE_SIZE_MAX = 500;
-const PAGE_MAX = 1_000_000;
 
 const ENTITY_TYPE = { type: 'string', enum: [...ENTITY_NAMES] };
 const ENTITY_ID = { type: 'string', minLength: 1, maxLength: 512 };
@@ -96,18 +94,13 @@ function entityTypeOf(src: TypeAlias, required: boolean): EntityName | undefined
   return type;
 }
 
-/** A non-negative integer query value within [min, max], or `fallback` when absent. */
-function intParam(q: ListQuery, name: 'page' | 'page_size', min: number, max: number, fallback: number): number {
-  const raw = q[name];
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw invalid({ field: name, issue: 'invalid_type', expected: `an integer from ${min} to ${max}` });
-  const n = Number(raw);
-  if (n < min || n > max) throw invalid({ field: name, issue: 'out_of_range', expected: `an integer from ${min} to ${max}` });
-  return n;
-}
-
-const pageOf = (q: ListQuery) => () => intParam(q, 'page', 0, PAGE_MAX, 0);
-const pageSizeOf = (q: ListQuery) => () => intParam(q, 'page_size', 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT);
+/** page and page_size, read as on every paged endpoint. */
+const pagingOf = (q: ListQuery) => () => {
+  const problems: ErrorDetail[] = [];
+  const paging = pageParams(q, problems);
+  throwProblems(problems);
+  return paging;
+};
 
 /** Records in GET /v1/tags lists name their id `tag_id` (spec). */
 const listed = ({ id, ...rest }: TagRecord) => ({ tag_id: id, ...rest });
@@ -178,11 +171,10 @@ export function tagRoutes(services: Services): Router {
   r.get('/v1/tags', async (ctx) => {
     const scope = readerOf(ctx);
     const q = listQuery(ctx.query);
-    const [entityType, tag, page, pageSize] = checkAll(
+    const [entityType, tag, { page, pageSize }] = checkAll(
       () => entityTypeOf(q, false),
       () => (q.tag === undefined ? undefined : tags.normalize(q.tag)),
-      pageOf(q),
-      pageSizeOf(q),
+      pagingOf(q),
     );
     sendPage(ctx, await tags.list(scope, { tag, entityType, page, pageSize }), page, pageSize);
   });
@@ -191,14 +183,13 @@ export function tagRoutes(services: Services): Router {
   r.get('/v1/tags/entities', async (ctx) => {
     const scope = readerOf(ctx);
     const q = entitiesQuery(ctx.query);
-    const [entityType, tag, page, pageSize] = checkAll(
+    const [entityType, tag, { page, pageSize }] = checkAll(
       () => entityTypeOf(q, false),
       () => {
         if (q.tag === undefined && q.tag_id === undefined) throw invalid({ field: 'tag', issue: 'missing_required', expected: 'tag or tag_id' });
         return q.tag === undefined ? undefined : tags.normalize(q.tag);
       },
-      pageOf(q),
-      pageSizeOf(q),
+      pagingOf(q),
     );
     sendPage(ctx, await tags.entitiesSharing(scope, { tag, tagId: q.tag_id }, { entityType, page, pageSize }), page, pageSize);
   });

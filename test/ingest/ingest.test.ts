@@ -22,7 +22,7 @@ const ns = config.namespace;
 const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 let dir = '';
 
-const ingest = (resource: string, file: string, flags = {}) => ingestFile(config, resource, file, { progress: null, ...flags }, es);
+const ingest = (resource: string, file: string, flags = {}) => ingestFile(config, resource, file, { progress: null, es, ...flags });
 
 async function docs(resource: 'companies' | 'personnel' | 'brokers' | 'broker-offices'): Promise<Map<string, Doc>> {
   const res = await es.search<Doc>({ index: aliasName(ns, resource), size: 1000, sort: [{ id: 'asc' }] });
@@ -176,7 +176,7 @@ t('reindex rebuilds from the live index and refreshes denormalized parent fields
   await ingest('companies', join(dir, 'companies2.csv'));
   assert.is((await docs('personnel')).get('p1')?.company_name, 'Acme Healthcare Inc.', 'stale until reindexed');
   const before = await liveIndex(es, ns, 'personnel');
-  const s = await reindexResource(config, 'personnel', { progress: null }, es);
+  const s = await reindexResource(config, 'personnel', { progress: null, es });
   assert.is(s.previous, before);
   assert.is(s.read, s.indexed);
   const after = await docs('personnel');

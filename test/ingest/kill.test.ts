@@ -27,7 +27,7 @@ let files: Record<string, string> = {};
 test.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bintel-kill-'));
   files = (await generate({ out: dir, companies: 60_000, personnel: 0, brokerOffices: 200, brokers: 40, seed: 11 })).files;
-  for (const r of ['brokers', 'broker-offices', 'companies']) await ingestFile(config, r, files[r], { progress: null }, es);
+  for (const r of ['brokers', 'broker-offices', 'companies']) await ingestFile(config, r, files[r], { progress: null, es });
 });
 test.after(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -67,7 +67,7 @@ test('SIGKILL half-way: the alias keeps serving the previous complete index', as
   assert.ok(half && !half.complete && !half.live, 'the half-loaded version is marked incomplete and not live');
   assert.ok((await indexedSoFar(partial)) < 60_000, 'it really was half-way');
 
-  const s = await ingestFile(config, 'companies', files.companies, { progress: null }, es);
+  const s = await ingestFile(config, 'companies', files.companies, { progress: null, es });
   assert.is(s.indexed, 60_000);
   assert.ok(s.pruned.includes(partial), 'the next load removes the half-loaded version');
   assert.is(s.previous, before);
