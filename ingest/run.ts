@@ -11,7 +11,7 @@ import type { Doc, EntityDef } from '../mappings/types.ts';
 import { InputError, openCsv } from './csv-source.ts';
 import { ErrorReport } from './error-report.ts';
 import { liveIndex } from './indices.ts';
-import { EXIT, LoadAborted, load, type LoadSummary } from './load.ts';
+import { EXIT, LoadAborted, load, type LoadOptions, type LoadSummary } from './load.ts';
 import { Progress } from './progress.ts';
 import type { RawRow } from './transform.ts';
 import { aliasName, sandboxNamespace } from '../core/names.ts';
@@ -64,6 +64,49 @@ async function withInterrupts<T>(fn: (signal: AbortSignal) => Promise<T>): Promi
   }
 }
 
+/** What differs between loading a file and rebuilding from the live index. */
+interface LoadRun {
+  def: EntityDef;
+  namespace: string;
+  records: LoadOptions['records'];
+  sourceLabel: string;
+  report: ErrorReport;
+  allowEmpty?: boolean;
+  progressLabel: string;
+  /** Share done after `rows` rows, for the progress line. */
+  fraction: (rows: number) => number;
+}
+
+/** Runs one load with progress and Ctrl-C handling; the summary names the error report when rows were rejected. */
+async function runLoad(config: Config, es: Es, flags: LoadFlags, run: LoadRun): Promise<LoadSummary & { report: string | null }> {
+  let rows = 0;
+  const progress = flags.progress === null ? null : new Progress(run.progressLabel, () => ({ rows, fraction: run.fraction(rows) }), flags.progress);
+  progress?.begin();
+  try {
+    const summary = await withInterrupts((signal) =>
+      load({
+        debugGc: config.debugGc,
+        es,
+        namespace: run.namespace,
+        def: run.def,
+        records: run.records,
+        sourceLabel: run.sourceLabel,
+        batchSize: flags.batchSize ?? DEFAULTS.batchSize,
+        concurrency: flags.concurrency ?? DEFAULTS.concurrency,
+        shape: shapeOf(flags),
+        report: run.report,
+        allowEmpty: run.allowEmpty,
+        signal,
+        onRows: (n) => (rows = n),
+        onRetry: (attempt, reason) => process.stderr.write(`\nretry ${attempt}: ${reason}\n`),
+      }),
+    );
+    return { ...summary, report: run.report.rows ? run.report.path : null };
+  } finally {
+    progress?.end();
+  }
+}
+
 /** Loads a CSV file into a new version of a resource's index and swaps the alias. */
 export async function ingestFile(config: Config, resource: string, file: string, flags: IngestFlags = {}): Promise<LoadSummary & { report: string | null }> {
   const es = flags.es ?? createEs(config);
@@ -80,32 +123,16 @@ export async function ingestFile(config: Config, resource: string, file: string,
     throw err;
   }
   await report.reset();
-  let rows = 0;
-  const progress = flags.progress === null ? null : new Progress(`ingest ${def.name} ${basename(path)}`, () => ({ rows, fraction: source.bytesRead() / source.totalBytes }), flags.progress);
-  progress?.begin();
-  try {
-    const summary = await withInterrupts((signal) =>
-      load({
-        debugGc: config.debugGc,
-        es,
-        namespace: namespaceFor(config, flags.sandbox),
-        def,
-        records: source.records,
-        sourceLabel: path,
-        batchSize: flags.batchSize ?? DEFAULTS.batchSize,
-        concurrency: flags.concurrency ?? DEFAULTS.concurrency,
-        shape: shapeOf(flags),
-        report,
-        allowEmpty: flags.allowEmpty,
-        signal,
-        onRows: (n) => (rows = n),
-        onRetry: (attempt, reason) => process.stderr.write(`\nretry ${attempt}: ${reason}\n`),
-      }),
-    );
-    return { ...summary, report: report.rows ? report.path : null };
-  } finally {
-    progress?.end();
-  }
+  return runLoad(config, es, flags, {
+    def,
+    namespace: namespaceFor(config, flags.sandbox),
+    records: source.records,
+    sourceLabel: path,
+    report,
+    allowEmpty: flags.allowEmpty,
+    progressLabel: `ingest ${def.name} ${basename(path)}`,
+    fraction: () => source.bytesRead() / source.totalBytes,
+  });
 }
 
 /** Reads every document of an index with a point in time and search_after, as raw rows, a page at a time. */
@@ -149,29 +176,14 @@ export async function reindexResource(config: Config, resource: string, flags: L
   const total = (await es.count({ index: from })).count;
   const report = new ErrorReport(resolve(`${aliasName(ns, def.name)}.reindex-errors.csv`));
   await report.reset();
-  let rows = 0;
-  const progress = flags.progress === null ? null : new Progress(`reindex ${def.name}`, () => ({ rows, fraction: total ? rows / total : 1 }), flags.progress);
-  progress?.begin();
-  try {
-    const summary = await withInterrupts((signal) =>
-      load({
-        debugGc: config.debugGc,
-        es,
-        namespace: ns,
-        def,
-        records: liveRows(es, from, def),
-        sourceLabel: `reindex of ${from}`,
-        batchSize: flags.batchSize ?? DEFAULTS.batchSize,
-        concurrency: flags.concurrency ?? DEFAULTS.concurrency,
-        shape: shapeOf(flags),
-        report,
-        allowEmpty: true,
-        signal,
-        onRows: (n) => (rows = n),
-      }),
-    );
-    return { ...summary, report: report.rows ? report.path : null };
-  } finally {
-    progress?.end();
-  }
+  return runLoad(config, es, flags, {
+    def,
+    namespace: ns,
+    records: liveRows(es, from, def),
+    sourceLabel: `reindex of ${from}`,
+    report,
+    allowEmpty: true,
+    progressLabel: `reindex ${def.name}`,
+    fraction: (rows) => (total ? rows / total : 1),
+  });
 }
