@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { assertError, startHarness, type Harness } from './harness.ts';
+import { assertError, startHarness, withOrg, type Harness } from './harness.ts';
 
 const t = suite('access');
 let a: Harness;
@@ -167,8 +167,7 @@ t('rate limit: RateLimit headers on every call, then 429 RATE_LIMITED with Retry
 });
 
 t('credits endpoint shows the pool', async () => {
-  const k = await a.key({ org: `${org}-credits` });
-  await a.running.services.credits.grant(`${org}-credits`, 12_500);
+  const k = await withOrg(a, { org: `${org}-credits`, milli: 12_500 });
   const res = await a.call('GET', '/v1/credits', { secret: k.secret });
   assert.is(res.status, 200);
   assert.is(res.body.data.balance, 12.5);
