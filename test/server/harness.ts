@@ -18,13 +18,18 @@ import type { KeyWithSecret, CreateKeyInput, PublicKey } from '../../server/serv
 
 export { copyFixtures, loadFixtures, loadGenerated, type DataFiles, type GeneratedSizes, type LoadOptions } from '../helpers/data.ts';
 
+/** A running server and the means to use it. */
 export interface Harness {
+  /** The server's configuration (the run's namespace, with the overrides given). */
   config: Config;
+  /** The server itself, with its services (credits, keys, es, ...) for direct set-up and checks. */
   running: Running;
   url: string;
-  /** A root key created directly (as the operator's CLI does). */
+  /** A root key created directly (as the operator's CLI does); user defaults to 'u1'. */
   key(input: Partial<CreateKeyInput> & { org: string; user?: string }): Promise<KeyWithSecret>;
+  /** One HTTP request (`secret` as a Bearer token, `body` as JSON or `raw` as is); the body parsed when it is JSON. */
   call(method: string, path: string, opts?: { secret?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Stops the server and closes its clients. */
   close(): Promise<void>;
 }
 
