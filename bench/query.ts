@@ -29,6 +29,7 @@ import { ensureRedis } from '../local/redis-local.ts';
 import { generate } from '../ingest/generate/index.ts';
 import { ingestFile } from '../ingest/run.ts';
 import { resourceCounts } from '../ingest/demo.ts';
+import { ENTITY_NAMES } from '../mappings/index.ts';
 
 const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, 'load-only': { type: 'boolean', default: false }, only: { type: 'string' }, profile: { type: 'string' } } });
 const rows = Number(args.rows);
@@ -42,7 +43,7 @@ async function ensureData(): Promise<void> {
   const dir = join(config.home, 'data', `benchq-${rows}`);
   process.stderr.write(`generating and loading ${rows} companies and ${rows} personnel into ${config.namespace} (once)\n`);
   const gen = await generate({ out: dir, companies: rows, personnel: rows, brokerOffices: Math.round(rows / 5), brokers: Math.round(rows / 40), seed: 99 });
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) {
+  for (const r of ENTITY_NAMES) {
     const s = await ingestFile(config, r, gen.files[r], { progress: null, es });
     process.stderr.write(`  ${r}: ${s.indexed} in ${(s.elapsedMs / 1000).toFixed(0)} s\n`);
   }

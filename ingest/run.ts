@@ -109,7 +109,21 @@ async function runLoad(config: Config, es: Es, flags: LoadFlags, run: LoadRun): 
 
 /** Loads a CSV file into a new version of a resource's index and swaps the alias. */
 export async function ingestFile(config: Config, resource: string, file: string, flags: IngestFlags = {}): Promise<LoadSummary & { report: string | null }> {
-  const es = flags.es ?? createEs(config);
+  return withClient(config, flags, (es) => ingestWith(es, { config, resource, file, flags }));
+}
+
+/** Runs `fn` with the caller's client, or with one of its own that is closed afterwards. */
+async function withClient<T>(config: Config, flags: LoadFlags, fn: (es: Es) => Promise<T>): Promise<T> {
+  if (flags.es) return fn(flags.es);
+  const es = createEs(config);
+  try {
+    return await fn(es);
+  } finally {
+    await es.close();
+  }
+}
+
+async function ingestWith(es: Es, { config, resource, file, flags }: { config: Config; resource: string; file: string; flags: IngestFlags }): Promise<LoadSummary & { report: string | null }> {
   const def = entity(resource);
   checkPositive('--batch-size', flags.batchSize);
   checkPositive('--concurrency', flags.concurrency);
@@ -168,7 +182,10 @@ export async function* liveRows(es: Es, index: string, def: EntityDef, pageSize 
  * derived fields, and joins against the current parents), then swaps the alias.
  */
 export async function reindexResource(config: Config, resource: string, flags: LoadFlags = {}): Promise<LoadSummary & { report: string | null }> {
-  const es = flags.es ?? createEs(config);
+  return withClient(config, flags, (es) => reindexWith(es, { config, resource, flags }));
+}
+
+async function reindexWith(es: Es, { config, resource, flags }: { config: Config; resource: string; flags: LoadFlags }): Promise<LoadSummary & { report: string | null }> {
   const def = entity(resource);
   const ns = namespaceFor(config, flags.sandbox);
   const from = await liveIndex(es, ns, def.name);

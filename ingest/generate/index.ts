@@ -7,7 +7,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { csvFields, entity } from '../../mappings/index.ts';
+import { ENTITY_NAMES, csvFields, entity } from '../../mappings/index.ts';
 import type { EntityName } from '../../mappings/types.ts';
 import { brokerRow } from './brokers.ts';
 import { companyRow } from './companies.ts';
@@ -51,7 +51,7 @@ const ROW_FUNCTIONS: Record<EntityName, (ctx: Ctx, i: number) => Row> = {
   personnel: personRow,
 };
 
-const ORDER: readonly EntityName[] = ['brokers', 'broker-offices', 'companies', 'personnel'];
+const ORDER: readonly EntityName[] = ENTITY_NAMES;
 
 /** Checks the counts and seed; throws a RangeError naming the first bad option. */
 export function checkGenerateOptions(opts: Pick<GenerateOptions, keyof Counts | 'seed'>): void {

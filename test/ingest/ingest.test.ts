@@ -4,8 +4,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtemp, readFile, writeFile, copyFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../core/config.ts';
 import { createEs } from '../../core/adapters/es.ts';
@@ -15,11 +14,12 @@ import { LoadAborted, EXIT } from '../../ingest/load.ts';
 import { listVersions, liveIndex, rollback } from '../../ingest/indices.ts';
 import type { Doc } from '../../mappings/types.ts';
 import { aliasName } from '../../core/names.ts';
+import { copyFixtures, type DataFiles } from '../helpers/data.ts';
 
 const config = loadConfig();
 const es = createEs(config);
 const ns = config.namespace;
-const fixtures = new URL('../fixtures/', import.meta.url).pathname;
+let fixtures: DataFiles | undefined;
 let dir = '';
 
 const ingest = (resource: string, file: string, flags = {}) => ingestFile(config, resource, file, { progress: null, es, ...flags });
@@ -42,8 +42,12 @@ async function refused(p: Promise<unknown>): Promise<LoadAborted> {
 const t = suite('ingest');
 
 t.before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'bintel-ingest-'));
-  for (const f of ['brokers', 'broker-offices', 'companies', 'personnel']) await copyFile(join(fixtures, `${f}.csv`), join(dir, `${f}.csv`));
+  fixtures = await copyFixtures();
+  dir = fixtures.dir;
+});
+t.after(async () => {
+  await fixtures?.cleanup();
+  await es.close();
 });
 
 t('references to a parent that was never loaded are refused with the load order', async () => {

@@ -6,13 +6,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generate } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
 import { listVersions, liveIndex } from '../../ingest/indices.ts';
 import { entity } from '../../mappings/index.ts';
+import { loadGenerated, type DataFiles } from '../helpers/data.ts';
 import { closeAll, testConfig, testEs } from '../helpers/env.ts';
 import { aliasName } from '../../core/names.ts';
 
@@ -21,16 +19,16 @@ const config = testConfig();
 const es = testEs();
 const ns = config.namespace;
 const companies = entity('companies');
-let dir = '';
-let files: Record<string, string> = {};
+let data: DataFiles | undefined;
+let files = {} as DataFiles['files'];
 
 test.before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'bintel-kill-'));
-  files = (await generate({ out: dir, companies: 60_000, personnel: 0, brokerOffices: 200, brokers: 40, seed: 11 })).files;
-  for (const r of ['brokers', 'broker-offices', 'companies']) await ingestFile(config, r, files[r], { progress: null, es });
+  // No personnel: loads brokers, broker offices and companies.
+  data = await loadGenerated({ config }, { companies: 60_000, personnel: 0, brokerOffices: 200, brokers: 40, seed: 11, es });
+  files = data.files;
 });
 test.after(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await data?.cleanup();
   await closeAll();
 });
 

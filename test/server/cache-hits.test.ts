@@ -7,12 +7,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, copyFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ingestFile } from '../../ingest/run.ts';
-import { assertError, loadFixtures, startHarness, type Harness, type Res } from './harness.ts';
+import { assertError, copyFixtures, loadFixtures, startHarness, withOrg, type Harness, type Res } from './harness.ts';
 
 const t = suite('cache-hits');
 let h: Harness;
@@ -21,9 +17,7 @@ let cleanup: () => Promise<void> = async () => {};
 const balance = (o: string) => h.running.services.credits.balance(o);
 /** A new organization (receipts are per organization, so each test starts with none) and its advanced key. */
 async function freshOrg(milli = 1_000_000): Promise<{ org: string; secret: string; keyId: string }> {
-  const org = `org-${randomUUID().slice(0, 8)}`;
-  const { key, secret } = await h.key({ org, field_tier: 'advanced' });
-  await h.running.services.credits.grant(org, milli);
+  const { org, key, secret } = await withOrg(h, { field_tier: 'advanced', milli });
   return { org, secret, keyId: key.id };
 }
 const day = () => new Date().toISOString().slice(0, 10);
@@ -117,12 +111,11 @@ t('a reload of the data is a new delivery', async () => {
   const path = '/v1/companies/c2';
   await paidCall(h, org, secret, 'GET', path);
   assert.is((await paidCall(h, org, secret, 'GET', path)).body.meta.cache_hit, true);
-  const dir = await mkdtemp(join(tmpdir(), 'bintel-cache-'));
+  const copy = await copyFixtures();
   try {
-    await copyFile(new URL('../fixtures/companies.csv', import.meta.url).pathname, join(dir, 'companies.csv'));
-    await ingestFile(h.config, 'companies', join(dir, 'companies.csv'), { progress: null });
+    await ingestFile(h.config, 'companies', copy.files.companies, { progress: null });
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await copy.cleanup();
   }
   const after = await paidCall(h, org, secret, 'GET', path);
   assert.is(after.body.meta.cache_hit, false);

@@ -6,7 +6,7 @@ import { createRedis } from '../../core/adapters/redis.ts';
 import { redisKeys } from '../../core/names.ts';
 import { CrawlGuard } from '../../server/services/crawl.ts';
 import { ApiError } from '../../server/errors.ts';
-import { assertError, loadFixtures, startHarness } from './harness.ts';
+import { assertError, loadFixtures, startHarness, withOrg } from './harness.ts';
 
 const config = loadConfig();
 const redis = createRedis(config);
@@ -52,9 +52,7 @@ test('over HTTP: the page after the threshold is 429 CRAWL_DETECTED with Retry-A
   const h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1' });
   const cleanup = await loadFixtures(h);
   try {
-    const org = `org-${randomUUID().slice(0, 8)}`;
-    const { secret, key } = await h.key({ org });
-    await h.running.services.credits.grant(org, 10_000);
+    const { org, secret, key } = await withOrg(h, { milli: 10_000 });
     const get = (path: string) => h.call('GET', path, { secret });
     const first = await get('/v1/companies?page_size=1&page=0');
     assert.is(first.status, 200, JSON.stringify(first.body));

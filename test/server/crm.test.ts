@@ -7,13 +7,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generate } from '../../ingest/generate/index.ts';
-import { ingestFile } from '../../ingest/run.ts';
 import { normalizeDomain } from '../../mappings/normalize.ts';
-import { assertError, startHarness, type Harness } from './harness.ts';
+import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { aliasName } from '../../core/names.ts';
 
 const t = suite('crm');
@@ -21,6 +18,7 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const org = `crm-${randomUUID().slice(0, 8)}`;
 const other = `crm-other-${randomUUID().slice(0, 8)}`;
 let h: Harness;
+let data: DataFiles | undefined;
 let dir = '';
 let secret = '';
 let otherSecret = '';
@@ -63,13 +61,10 @@ async function idsOf(path: string): Promise<string[]> {
 
 t.before(async () => {
   h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000' });
-  dir = await mkdtemp(join(tmpdir(), 'bintel-crm-'));
-  const gen = await generate({ out: dir, companies: 600, personnel: 900, brokerOffices: 60, brokers: 15, seed: 11 });
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) await ingestFile(h.config, r, gen.files[r], { progress: null });
-  secret = (await h.key({ org, field_tier: 'advanced' })).secret;
-  otherSecret = (await h.key({ org: other, field_tier: 'advanced' })).secret;
-  await h.running.services.credits.grant(org, 100_000_000);
-  await h.running.services.credits.grant(other, 100_000_000);
+  data = await loadGenerated(h, { companies: 600, personnel: 900, brokerOffices: 60, brokers: 15, seed: 11 });
+  dir = data.dir;
+  secret = (await withOrg(h, { org, field_tier: 'advanced', milli: 100_000_000 })).secret;
+  otherSecret = (await withOrg(h, { org: other, field_tier: 'advanced', milli: 100_000_000 })).secret;
   const res = await h.running.services.es.search({ index: aliasName(h.config.namespace, 'companies'), size: 1000, _source: ['id', 'ein', 'website', 'domain'], sort: [{ id: 'asc' }] });
   companies = res.hits.hits.map((x) => x._source as Row);
   // HubSpot: every 3rd company with a website, written as a full URL (normalized on import).
@@ -97,7 +92,7 @@ t.before(async () => {
 });
 t.after(async () => {
   await h.close();
-  await rm(dir, { recursive: true, force: true });
+  await data?.cleanup();
 });
 
 t('without CRM context: crm_status filter is 403 naming crm_status; rows carry crm_status []', async () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../core/config.ts';
 import { createEs } from '../../core/adapters/es.ts';
 import { createEsSearch, EsConnectionError, EsResponseError } from '../../core/adapters/es-search.ts';
-import { assertError, startHarness } from './harness.ts';
+import { assertError, startHarness, withOrg } from './harness.ts';
 
 const t = suite('es-search');
 const config = loadConfig();
@@ -57,9 +57,7 @@ t('an error answer names its status and reason; nothing listening is a Connectio
 t('a list call with Elasticsearch unreachable: 503 SERVICE_UNAVAILABLE, no stack, nothing charged', async () => {
   const h = await startHarness({ ES_URL: 'http://127.0.0.1:9' });
   try {
-    const org = `org-${randomUUID().slice(0, 8)}`;
-    const { secret } = await h.key({ org });
-    await h.running.services.credits.grant(org, 10_000);
+    const { org, secret } = await withOrg(h, { milli: 10_000 });
     const res = await h.call('GET', '/v1/companies?states=TX', { secret });
     assertError(res, 503, 'SERVICE_UNAVAILABLE');
     assert.not.match(JSON.stringify(res.body), '127.0.0.1:9');

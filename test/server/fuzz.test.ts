@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { loadFixtures, startHarness, type Harness } from './harness.ts';
+import { loadFixtures, startHarness, withOrg, type Harness } from './harness.ts';
 
 const t = suite('fuzz');
 const org = `org-${randomUUID().slice(0, 8)}`;
@@ -33,8 +33,7 @@ const PATHS = ['/v1/companies', '/v1/personnel', '/v1/brokers', '/v1/broker-offi
 t.before(async () => {
   h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '100000', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
   cleanup = await loadFixtures(h);
-  secret = (await h.key({ org })).secret;
-  await h.running.services.credits.grant(org, 1_000_000_000);
+  secret = (await withOrg(h, { org, milli: 1_000_000_000 })).secret;
 });
 t.after(async () => {
   await h.close();

@@ -1,21 +1,43 @@
 /**
  * A real server for tests: listens on a free port with the run's namespace, real Redis
  * and Elasticsearch; helpers to issue keys and call the API.
+ *
+ * The usual set-up of a suite, in its `before` hook:
+ *
+ *     h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000' });
+ *     data = await loadGenerated(h, { companies: 600, personnel: 900, brokerOffices: 60, brokers: 15, seed: 11 });
+ *     ({ secret } = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 }));
+ *
+ * and in `after`: `await h.close(); await data.cleanup();`. `loadFixtures(h)` loads
+ * test/fixtures instead of generated data.
  */
+import { randomUUID } from 'node:crypto';
 import { loadConfig, type Config } from '../../core/config.ts';
 import { serve, type Running } from '../../server/serve.ts';
-import type { KeyWithSecret, CreateKeyInput } from '../../server/services/keys.ts';
+import type { KeyWithSecret, CreateKeyInput, PublicKey } from '../../server/services/keys.ts';
 
+export { copyFixtures, loadFixtures, loadGenerated, type DataFiles, type GeneratedSizes, type LoadOptions } from '../helpers/data.ts';
+
+/** A running server and the means to use it. */
 export interface Harness {
+  /** The server's configuration (the run's namespace, with the overrides given). */
   config: Config;
+  /** The server itself, with its services (credits, keys, es, ...) for direct set-up and checks. */
   running: Running;
   url: string;
-  /** A root key created directly (as the operator's CLI does). */
+  /** A root key created directly (as the operator's CLI does); user defaults to 'u1'. */
   key(input: Partial<CreateKeyInput> & { org: string; user?: string }): Promise<KeyWithSecret>;
+  /** One HTTP request (`secret` as a Bearer token, `body` as JSON or `raw` as is); the body parsed when it is JSON. */
   call(method: string, path: string, opts?: { secret?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Stops the server and closes its clients. */
   close(): Promise<void>;
 }
 
+/**
+ * Starts a server on a free port with the configuration of the environment (the run's
+ * namespace), `env` overriding it (e.g. `{ BINTEL_RATE_LIMIT_PER_MIN: '3' }`); logging is
+ * silent unless LOG_LEVEL says otherwise. Close it with `close()`.
+ */
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env });
   const running = await serve(config, { port: 0 });
@@ -60,21 +82,22 @@ export function assertError(res: Res, status: number, code: string, field?: stri
   }
 }
 
+/** What `withOrg` sets up: an organization, optionally with credits, and a root key of it. */
+export interface OrgOptions extends Partial<Omit<CreateKeyInput, 'org'>> {
+  /** The organization; a new one (`org-<random>`) when omitted. */
+  org?: string;
+  /** Milli-credits granted to the organization's pool (1,000 = 1 credit); none when omitted. */
+  milli?: number;
+}
+
 /**
- * Loads test/fixtures (brokers, broker offices, companies, personnel) into the harness's
- * namespace, in load order, from a temp copy (ingest writes its error report beside the file).
- * Returns a function that removes the copy.
+ * Creates a root key of an organization (key options as for `Harness.key`: field_tier,
+ * key_type, user, scopes...) and grants it `milli` milli-credits. More keys of the same
+ * organization: `h.key({ org, ... })`.
  */
-export async function loadFixtures(h: Harness, opts: { sandbox?: boolean } = {}): Promise<() => Promise<void>> {
-  const { mkdtemp, copyFile, rm } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { ingestFile } = await import('../../ingest/run.ts');
-  const fixtures = new URL('../fixtures/', import.meta.url).pathname;
-  const dir = await mkdtemp(join(tmpdir(), 'bintel-fixtures-'));
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel']) {
-    await copyFile(join(fixtures, `${r}.csv`), join(dir, `${r}.csv`));
-    await ingestFile(h.config, r, join(dir, `${r}.csv`), { progress: null, sandbox: opts.sandbox });
-  }
-  return () => rm(dir, { recursive: true, force: true });
+export async function withOrg(h: Harness, opts: OrgOptions = {}): Promise<{ org: string; secret: string; key: PublicKey }> {
+  const { org = `org-${randomUUID().slice(0, 8)}`, milli, ...input } = opts;
+  const { key, secret } = await h.key({ ...input, org });
+  if (milli !== undefined) await h.running.services.credits.grant(org, milli);
+  return { org, secret, key };
 }

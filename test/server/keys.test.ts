@@ -5,7 +5,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { assertError, startHarness, type Harness } from './harness.ts';
+import { ENTITIES, ENTITY_NAMES, entity } from '../../mappings/index.ts';
+import { ApiError } from '../../server/errors.ts';
+import type { KeyRecord } from '../../server/services/keys.ts';
+import { assertSortAllowed, keyTier } from '../../server/services/tiers.ts';
+import { assertError, startHarness, withOrg, type Harness } from './harness.ts';
 
 const t = suite('access');
 let a: Harness;
@@ -97,6 +101,18 @@ t('child keys: root only, data-read scopes the parent holds, tier templates copi
   }
 });
 
+t('a basic child of an advanced root is basic for every resource, with the templates of its parent', async () => {
+  const root = await a.key({ org, field_tier: 'advanced' });
+  const created = await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'], field_tier: 'basic' } });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  const child = created.body.data as KeyRecord;
+  assert.is(child.field_tier, 'basic');
+  assert.equal(child.entity_field_tiers, Object.fromEntries(ENTITY_NAMES.map((e) => [e, 'basic'])));
+  assert.equal(child.field_tiers, root.key.field_tiers);
+  for (const def of ENTITIES) assert.is(keyTier(child, def), 'basic', def.name);
+  assert.throws(() => assertSortAllowed(child, entity('companies'), 'total_premiums'), (e: unknown) => e instanceof ApiError && e.status === 403);
+});
+
 t('missing scope is 403 FORBIDDEN', async () => {
   const { secret } = await a.key({ org, scopes: ['read:companies'] });
   assertError(await a.call('GET', '/v1/api-keys', { secret }), 403, 'FORBIDDEN', 'authorization');
@@ -167,8 +183,7 @@ t('rate limit: RateLimit headers on every call, then 429 RATE_LIMITED with Retry
 });
 
 t('credits endpoint shows the pool', async () => {
-  const k = await a.key({ org: `${org}-credits` });
-  await a.running.services.credits.grant(`${org}-credits`, 12_500);
+  const k = await withOrg(a, { org: `${org}-credits`, milli: 12_500 });
   const res = await a.call('GET', '/v1/credits', { secret: k.secret });
   assert.is(res.status, 200);
   assert.is(res.body.data.balance, 12.5);

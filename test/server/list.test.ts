@@ -6,17 +6,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generate } from '../../ingest/generate/index.ts';
-import { ingestFile } from '../../ingest/run.ts';
-import { assertError, startHarness, type Harness, type Res } from './harness.ts';
+import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness, type Res } from './harness.ts';
 
 const t = suite('list');
 const org = `org-${randomUUID().slice(0, 8)}`;
 let h: Harness;
-let dir = '';
+let data: DataFiles | undefined;
 let adv = '';
 let basic = '';
 let test = '';
@@ -37,17 +32,14 @@ async function walk(path: string, pageSize: number, pages: number): Promise<Row[
 
 t.before(async () => {
   h = await startHarness({ BINTEL_PAGE_WINDOW: '60', BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_EXACT_COUNT_UP_TO: '400' });
-  dir = await mkdtemp(join(tmpdir(), 'bintel-list-'));
-  const gen = await generate({ out: dir, companies: 1500, personnel: 1500, brokerOffices: 150, brokers: 30, seed: 5 });
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) await ingestFile(h.config, r, gen.files[r], { progress: null });
-  adv = (await h.key({ org, field_tier: 'advanced' })).secret;
+  data = await loadGenerated(h, { companies: 1500, personnel: 1500, brokerOffices: 150, brokers: 30, seed: 5 });
+  adv = (await withOrg(h, { org, field_tier: 'advanced', milli: 100_000_000 })).secret;
   basic = (await h.key({ org, field_tier: 'basic' })).secret;
   test = (await h.key({ org, key_type: 'test' })).secret;
-  await h.running.services.credits.grant(org, 100_000_000);
 });
 t.after(async () => {
   await h.close();
-  await rm(dir, { recursive: true, force: true });
+  await data?.cleanup();
 });
 
 t('every row honours every filter; total_count = count_only = rows walked', async () => {

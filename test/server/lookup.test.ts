@@ -5,34 +5,25 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ingestFile } from '../../ingest/run.ts';
-import { assertError, startHarness, type Harness } from './harness.ts';
+import { assertError, loadFixtures, startHarness, withOrg, type Harness } from './harness.ts';
 
 const t = suite('lookup');
-const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 const org = `org-${randomUUID().slice(0, 8)}`;
 let h: Harness;
-let dir = '';
+let cleanup: () => Promise<void> = async () => {};
 let secret = '';
 const get = (path: string) => h.call('GET', path, { secret });
 const post = (path: string, body: unknown) => h.call('POST', path, { secret, body });
 
 t.before(async () => {
   h = await startHarness();
-  dir = await mkdtemp(join(tmpdir(), 'bintel-lookup-'));
   // Two brokers share a name, for the ambiguous case.
-  await writeFile(join(dir, 'brokers.csv'), `${(await import('node:fs')).readFileSync(join(fixtures, 'brokers.csv'), 'utf8')}b3,Smith Benefits Group Inc.,,local broker,5,0,1000,\n`);
-  for (const r of ['broker-offices', 'companies', 'personnel']) await copyFile(join(fixtures, `${r}.csv`), join(dir, `${r}.csv`));
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel']) await ingestFile(h.config, r, join(dir, `${r}.csv`), { progress: null });
-  secret = (await h.key({ org })).secret;
-  await h.running.services.credits.grant(org, 1_000_000);
+  cleanup = await loadFixtures(h, { append: { brokers: 'b3,Smith Benefits Group Inc.,,local broker,5,0,1000,\n' } });
+  secret = (await withOrg(h, { org, milli: 1_000_000 })).secret;
 });
 t.after(async () => {
   await h.close();
-  await rm(dir, { recursive: true, force: true });
+  await cleanup();
 });
 
 t('company lookup by domain (normalized), EIN (with or without dash) and name (suffix and case folded)', async () => {

@@ -6,18 +6,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ingestFile } from '../../ingest/run.ts';
-import { generate } from '../../ingest/generate/index.ts';
-import { assertError, loadFixtures, startHarness, type Harness } from './harness.ts';
+import { assertError, loadFixtures, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { aliasName, sandboxNamespace } from '../../core/names.ts';
 
 const t = suite('read-detail');
 const org = `org-${randomUUID().slice(0, 8)}`;
 let h: Harness;
-let dir = '';
+let sandbox: DataFiles | undefined;
 let cleanupFixtures: () => Promise<void> = async () => {};
 let live = '';
 let basic = '';
@@ -29,19 +24,16 @@ const balance = () => h.running.services.credits.balance(org);
 t.before(async () => {
   h = await startHarness();
   cleanupFixtures = await loadFixtures(h);
-  dir = await mkdtemp(join(tmpdir(), 'bintel-read-'));
-  const sandbox = await generate({ out: join(dir, 'sandbox'), companies: 50, personnel: 50, brokerOffices: 20, brokers: 5, seed: 3 });
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) await ingestFile(h.config, r, sandbox.files[r], { progress: null, sandbox: true });
+  sandbox = await loadGenerated(h, { companies: 50, personnel: 50, brokerOffices: 20, brokers: 5, seed: 3, sandbox: true });
   const res = await h.running.services.es.search<{ id: string }>({ index: aliasName(sandboxNamespace(h.config.namespace), 'companies'), size: 1 });
   sandboxCompanyId = res.hits.hits[0]._id as string;
-  live = (await h.key({ org, field_tier: 'advanced' })).secret;
+  live = (await withOrg(h, { org, field_tier: 'advanced', milli: 100_000 })).secret;
   basic = (await h.key({ org, field_tier: 'basic' })).secret;
   test = (await h.key({ org, key_type: 'test' })).secret;
-  await h.running.services.credits.grant(org, 100_000);
 });
 t.after(async () => {
   await h.close();
-  await rm(dir, { recursive: true, force: true });
+  await sandbox?.cleanup();
   await cleanupFixtures();
 });
 

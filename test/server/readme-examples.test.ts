@@ -5,23 +5,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generate } from '../../ingest/generate/index.ts';
-import { ingestFile } from '../../ingest/run.ts';
+import { readFile } from 'node:fs/promises';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { EntityName } from '../../mappings/types.ts';
 import { COMMON_LIST_PARAMS } from '../../server/read/list-request.ts';
 import { filterParams } from '../../server/read/filters.ts';
 import { sideParams } from '../../server/read/request.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { aliasName } from '../../core/names.ts';
 
 const t = suite('readme examples');
 const org = `docs-${randomUUID().slice(0, 8)}`;
 let h: Harness;
-let dir = '';
+let data: DataFiles | undefined;
 let secret = '';
 let examples: string[] = [];
 const values: Record<string, string> = {};
@@ -42,11 +38,8 @@ t.before(async () => {
   examples = [...section[1].matchAll(/`GET (\/v1\/[^`]+)`/g)].map((m) => m[1]);
 
   h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000' });
-  dir = await mkdtemp(join(tmpdir(), 'bintel-docs-'));
-  const gen = await generate({ out: dir, companies: 1500, personnel: 1500, brokerOffices: 150, brokers: 30, seed: 21 });
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel'] as const) await ingestFile(h.config, r, gen.files[r], { progress: null });
-  secret = (await h.key({ org, field_tier: 'advanced' })).secret;
-  await h.running.services.credits.grant(org, 100_000_000);
+  data = await loadGenerated(h, { companies: 1500, personnel: 1500, brokerOffices: 150, brokers: 30, seed: 21 });
+  secret = (await withOrg(h, { org, field_tier: 'advanced', milli: 100_000_000 })).secret;
 
   const company = await first('companies', { bool: { filter: [{ exists: { field: 'ein' } }, { exists: { field: 'domain' } }] } }, ['id', 'ein', 'domain', 'company_name']);
   const person = await first('personnel', { bool: { filter: [{ term: { lead_type: 'company' } }, { exists: { field: 'email_address' } }, { exists: { field: 'person_linkedin_url' } }] } }, ['id', 'email_address', 'person_linkedin_url']);
@@ -65,7 +58,7 @@ t.before(async () => {
 });
 t.after(async () => {
   await h.close();
-  await rm(dir, { recursive: true, force: true });
+  await data?.cleanup();
 });
 
 t('every example request in the README is answered 200', async () => {

@@ -5,18 +5,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { generate } from '../../ingest/generate/index.ts';
-import { ingestFile } from '../../ingest/run.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { aliasName } from '../../core/names.ts';
 
 const t = suite('search-quality');
 let h: Harness;
-let dir = '';
+let data: DataFiles | undefined;
 let secret = '';
 
 const NEIGHBOURS: Record<string, string> = {
@@ -57,16 +51,13 @@ const TYPOS: Record<string, Typo> = {
 
 t.before(async () => {
   h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '100000', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
-  dir = await mkdtemp(join(tmpdir(), 'bintel-search-'));
-  const gen = await generate({ out: dir, companies: 20000, personnel: 0, brokerOffices: 400, brokers: 60, seed: 21 });
-  for (const r of ['brokers', 'broker-offices', 'companies'] as const) await ingestFile(h.config, r, gen.files[r], { progress: null });
-  const org = `org-${randomUUID().slice(0, 8)}`;
-  secret = (await h.key({ org })).secret;
-  await h.running.services.credits.grant(org, 100_000_000);
+  // No personnel: loads brokers, broker offices and companies.
+  data = await loadGenerated(h, { companies: 20000, personnel: 0, brokerOffices: 400, brokers: 60, seed: 21 });
+  secret = (await withOrg(h, { milli: 100_000_000 })).secret;
 });
 t.after(async () => {
   await h.close();
-  await rm(dir, { recursive: true, force: true });
+  await data?.cleanup();
 });
 
 t('typo tolerance on company names: top-1 >= 90%, top-5 >= 98% overall', async () => {

@@ -7,27 +7,20 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createEs, type Es } from '../../core/adapters/es.ts';
 import { ApiError } from '../../server/errors.ts';
-import { ingestFile } from '../../ingest/run.ts';
 import { normalizeTag, scopeOf, type TagService } from '../../server/services/tags.ts';
-import { assertError, startHarness, type Harness } from './harness.ts';
+import { assertError, loadFixtures, startHarness, type Harness } from './harness.ts';
 
 type Res = { status: number; body: any; headers: Headers };
 
 const t = suite('tags');
-const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 const org = `org-${randomUUID().slice(0, 8)}`;
 const otherOrg = `${org}-b`;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ENTITY_TYPES = ['companies', 'personnel', 'broker-offices', 'brokers'];
 
 let h: Harness;
-let es: Es;
-let dir = '';
+let cleanup: () => Promise<void> = async () => {};
 let svc: TagService;
 /** alice and bob of one org; carol of another org, also named user "alice". */
 let alice = '';
@@ -54,13 +47,7 @@ async function total(secret: string): Promise<number> {
 
 t.before(async () => {
   h = await startHarness();
-  es = createEs(h.config);
-  dir = await mkdtemp(join(tmpdir(), 'bintel-tags-'));
-  // Copies: ingest writes its error report beside the file.
-  for (const r of ['brokers', 'broker-offices', 'companies', 'personnel']) {
-    await copyFile(join(fixtures, `${r}.csv`), join(dir, `${r}.csv`));
-    await ingestFile(h.config, r, join(dir, `${r}.csv`), { progress: null, es });
-  }
+  cleanup = await loadFixtures(h);
   svc = h.running.services.tags;
   alice = (await h.key({ org, user: 'alice' })).secret;
   bob = (await h.key({ org, user: 'bob' })).secret;
@@ -70,8 +57,7 @@ t.before(async () => {
 
 t.after(async () => {
   await h.close();
-  await es.close();
-  await rm(dir, { recursive: true, force: true });
+  await cleanup();
 });
 
 t('normalizeTag: trim, leading #s, case, inner whitespace; idempotent; empty and too long refused', () => {
