@@ -7,24 +7,13 @@
  */
 import { Pool, errors as undiciErrors } from 'undici';
 import type { estypes } from '@elastic/elasticsearch';
+import { NotFoundError, RejectedError, ServiceUnavailableError } from '../errors.ts';
 
 export interface EsSearch {
   search<T>(index: string, body: Record<string, unknown>): Promise<estypes.SearchResponse<T>>;
   close(): Promise<void>;
 }
 
-/** Elasticsearch answered with an error status (a bug in a query we built, or a cluster problem). */
-export class EsResponseError extends Error {
-  override name = 'ResponseError';
-  constructor(readonly statusCode: number, readonly body: string) {
-    super(`Elasticsearch answered ${statusCode}: ${body.slice(0, 500)}`);
-  }
-}
-
-/** Nothing answered, or the connection broke: callers render it as 503. */
-export class EsConnectionError extends Error {
-  override name = 'ConnectionError';
-}
 
 /** Connection-level failures worth one retry (a keep-alive socket closed by the server). */
 const RETRYABLE = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
@@ -40,7 +29,7 @@ export function createEsSearch(esUrl: string, opts: { requestTimeout?: number } 
   async function once<T>(index: string, body: string): Promise<estypes.SearchResponse<T>> {
     const res = await pool.request({ method: 'POST', path: `${base}/${encodeURIComponent(index)}/_search`, headers, body });
     const text = await res.body.text();
-    if (res.statusCode >= 300) throw new EsResponseError(res.statusCode, text);
+    if (res.statusCode >= 300) throw new (res.statusCode === 404 ? NotFoundError : RejectedError)('elasticsearch', res.statusCode, text);
     return JSON.parse(text) as estypes.SearchResponse<T>;
   }
 
@@ -51,10 +40,10 @@ export function createEsSearch(esUrl: string, opts: { requestTimeout?: number } 
         try {
           return await once<T>(index, json);
         } catch (err) {
-          if (err instanceof EsResponseError) throw err;
+          if (err instanceof RejectedError) throw err;
           const code = (err as { code?: string }).code ?? '';
           if (attempt === 0 && RETRYABLE.has(code)) continue;
-          if (err instanceof undiciErrors.UndiciError || /ECONN|ETIMEDOUT|EHOSTUNREACH/.test(code)) throw new EsConnectionError(`Elasticsearch at ${url.origin}: ${(err as Error).message}`, { cause: err });
+          if (err instanceof undiciErrors.UndiciError || /ECONN|ETIMEDOUT|EHOSTUNREACH/.test(code)) throw new ServiceUnavailableError('elasticsearch', { cause: err });
           throw err;
         }
       }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
+import { ServiceUnavailableError } from '../../core/errors.ts';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -18,7 +19,7 @@ function fromHttpError(err: { status?: number; expose?: boolean; message?: strin
     case 413:
       return new ApiError('PAYLOAD_TOO_LARGE', undefined, [{ field: 'body', issue: 'too_large' }]);
     case 415:
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', undefined, [{ field: 'content-type', issue: 'unsupported' }]);
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', undefined, [{ field: 'content-type', issue: 'unsupported_media_type', expected: 'application/json' }]);
     default:
       return null;
   }
@@ -49,24 +50,18 @@ export function envelope(log: Logger) {
         for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
         ctx.body = { ok: false, error: { code: err.code, message: err.message, details: err.details, request_id: requestId }, meta: { credits_charged: 0 } };
       } else {
-        const unavailable = isUnavailable(raw);
+        // Typed failures of the backing services (core/errors.ts), translated by the adapters.
+        const unavailable = raw instanceof ServiceUnavailableError;
         log.error({ err: raw, requestId, method: ctx.method, path: ctx.path }, 'request failed');
         ctx.status = unavailable ? 503 : 500;
         const code = unavailable ? 'SERVICE_UNAVAILABLE' : 'INTERNAL';
-        const message = unavailable ? 'A backing service is unavailable; retry shortly' : 'Internal error; quote the request_id when reporting it';
+        const message = unavailable ? `A backing service (${raw.service === 'redis' ? 'Redis' : 'Elasticsearch'}) is unavailable; retry shortly` : 'Internal error; quote the request_id when reporting it';
         ctx.body = { ok: false, error: { code, message, details: [], request_id: requestId }, meta: { credits_charged: 0 } };
       }
     } finally {
       log.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 100) / 100, key: ctx.state.auth?.key?.id }, 'request');
     }
   };
-}
-
-/** Connection-level failures of Elasticsearch or Redis. */
-function isUnavailable(err: unknown): boolean {
-  const name = (err as { name?: string })?.name ?? '';
-  const msg = (err as { message?: string })?.message ?? '';
-  return ['ConnectionError', 'NoLivingConnectionsError', 'TimeoutError', 'MaxRetriesPerRequestError'].includes(name) || /ECONNREFUSED|Connection is closed|connect ETIMEDOUT/.test(msg);
 }
 
 /** Sets a success envelope. */
