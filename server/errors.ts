@@ -4,10 +4,37 @@
  * (server/middleware/envelope.ts); 5xx details are logged, never sent.
  */
 
+/**
+ * Every `details[].issue` word the API sends: a typed union, so a misspelt issue is a compile
+ * error, and the README's error table is checked against this list (test/server/errors.test.ts).
+ */
+export const ISSUE_CODES = [
+  // 400: the request
+  'unknown_field', 'repeated_parameter', 'missing_required', 'missing_value', 'empty', 'invalid_type', 'invalid_value',
+  'invalid_integer', 'invalid_boolean', 'invalid_number', 'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range',
+  'too_long', 'too_short', 'too_many_values', 'too_many_items', 'too_few_items', 'duplicate_items', 'unknown_column',
+  'operator_not_supported', 'year_not_available', 'one_of', 'conflicting_values', 'conflicts_with_cursor', 'invalid_cursor',
+  'cursor_filter_mismatch', 'stale_cursor', 'filter_required', 'ambiguous', 'malformed_json', 'malformed_request',
+  'unknown_scope', 'not_a_data_read_scope',
+  // 401
+  'missing_credentials', 'malformed_credentials', 'invalid_credentials', 'revoked_key', 'rotated_key',
+  // 402, 403
+  'insufficient_credits', 'forbidden', 'missing_scope', 'test_key_not_allowed', 'not_root_key', 'scope_not_held_by_parent',
+  'tier_above_parent', 'advanced_field', 'advanced_filter', 'advanced_sort', 'advanced_mode', 'internal_only', 'crm_context_required',
+  // 404, 405, 409, 413, 415
+  'not_found', 'unknown_path', 'not_allowed', 'revoked', 'too_large', 'unsupported_media_type',
+  // 429
+  'rate_limited', 'daily_row_cap', 'sequential_page_walking',
+  // 503 (health)
+  'unreachable', 'red',
+] as const;
+
+export type IssueCode = (typeof ISSUE_CODES)[number];
+
 /** One problem with one field of a request. */
 export interface ErrorDetail {
   field: string;
-  issue: string;
+  issue: IssueCode;
   /** Allowed values or the expected form, when useful to the caller. */
   expected?: unknown;
   /** Close matches (ambiguous lookups). */
@@ -64,7 +91,7 @@ export function invalid(details: ErrorDetail[] | ErrorDetail, message?: string):
   return new ApiError('VALIDATION_ERROR', message ?? (first ? `${first.field}: ${first.issue.replace(/_/g, ' ')}` : undefined), list);
 }
 
-export const forbidden = (message: string, field = 'authorization', issue = 'forbidden') => new ApiError('FORBIDDEN', message, [{ field, issue }]);
+export const forbidden = (message: string, field = 'authorization', issue: IssueCode = 'forbidden') => new ApiError('FORBIDDEN', message, [{ field, issue }]);
 export const notFound = (what: string, field = 'id') => new ApiError('NOT_FOUND', `${what} not found`, [{ field, issue: 'not_found' }]);
-export const unauthorized = (issue: string, message?: string) =>
+export const unauthorized = (issue: IssueCode, message?: string) =>
   new ApiError('UNAUTHORIZED', message ?? CATALOGUE.UNAUTHORIZED.message, [{ field: 'authorization', issue }]).withHeaders({ 'WWW-Authenticate': 'Bearer realm="bintel"' });

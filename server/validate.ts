@@ -34,7 +34,7 @@ export function toDetails(errors: ErrorObject[] | null | undefined): ErrorDetail
   const seen = new Set<string>();
   const out: ErrorDetail[] = [];
   for (const e of errors ?? []) {
-    const d = { field: fieldOf(e), ...(ISSUE[e.keyword]?.(e) ?? { issue: `invalid_${e.keyword}` }) };
+    const d = { field: fieldOf(e), ...(ISSUE[e.keyword]?.(e) ?? { issue: 'invalid_value' as const }) };
     const k = `${d.field}|${d.issue}`;
     if (!seen.has(k)) out.push(d), seen.add(k);
   }

@@ -22,8 +22,9 @@ export function healthRoutes(services: Services): Router {
     const data = { status: es.ok && redis.ok ? 'ok' : 'degraded', elasticsearch: es, redis, version: '1.0.0-internal-phase-1', ms: Math.round(performance.now() - started) };
     if (!es.ok || !redis.ok) {
       throw new ApiError('SERVICE_UNAVAILABLE', `Unavailable: ${[!es.ok && 'elasticsearch', !redis.ok && 'redis'].filter(Boolean).join(', ')}`, [
-        ...(!es.ok ? [{ field: 'elasticsearch', issue: es.status }] : []),
-        ...(!redis.ok ? [{ field: 'redis', issue: redis.status }] : []),
+        // The issue says how the service failed: a red cluster, or no answer.
+        ...(!es.ok ? [{ field: 'elasticsearch', issue: es.status === 'red' ? ('red' as const) : ('unreachable' as const) }] : []),
+        ...(!redis.ok ? [{ field: 'redis', issue: 'unreachable' as const }] : []),
       ]);
     }
     ok(ctx, data);

@@ -37,7 +37,7 @@ export function assertFieldsAllowed(key: KeyRecord, def: EntityDef, fields: read
   const advanced = advancedAmong(key, def, fields);
   if (advanced.length) {
     const e = forbidden(`${advanced.join(', ')} ${advanced.length > 1 ? 'are advanced-tier fields' : 'is an advanced-tier field'}; this key is basic`);
-    e.details.splice(0, e.details.length, ...advanced.map((name) => ({ field: detailField(name), issue: 'advanced_field' })));
+    e.details.splice(0, e.details.length, ...advanced.map((name) => ({ field: detailField(name), issue: 'advanced_field' as const })));
     throw e;
   }
 }
