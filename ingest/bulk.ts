@@ -5,7 +5,7 @@
  * per-item 429/5xx are retried with exponential backoff; per-item 4xx reject that row.
  */
 import type { Es } from '../core/adapters/es.ts';
-import { esErrors } from '../core/adapters/es.ts';
+import { RejectedError, ServiceUnavailableError } from '../core/errors.ts';
 import type { PreparedRow, RejectedRow } from './transform.ts';
 
 export interface BulkWriterOptions {
@@ -63,9 +63,9 @@ function pick(f: Flight, idx: number[]): Flight {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Unavailable (no answer, timeout, 429, 502-504) or a 5xx answer: worth another attempt. */
 function retryable(err: unknown): boolean {
-  if (err instanceof esErrors.ResponseError) return err.statusCode === 429 || (err.statusCode ?? 0) >= 500;
-  return err instanceof esErrors.ConnectionError || err instanceof esErrors.TimeoutError || err instanceof esErrors.NoLivingConnectionsError;
+  return err instanceof ServiceUnavailableError || (err instanceof RejectedError && (err.statusCode ?? 0) >= 500);
 }
 
 export class BulkWriter {
@@ -140,6 +140,6 @@ export class BulkWriter {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof esErrors.ResponseError) return `HTTP ${err.statusCode}: ${JSON.stringify(err.body).slice(0, 300)}`;
+  if (err instanceof RejectedError) return `HTTP ${err.statusCode}: ${(err.body ?? '').slice(0, 300)}`;
   return err instanceof Error ? err.message : String(err);
 }

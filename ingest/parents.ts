@@ -4,7 +4,7 @@
  * contacts of a company).
  */
 import type { Es } from '../core/adapters/es.ts';
-import { esErrors } from '../core/adapters/es.ts';
+import { NotFoundError } from '../core/errors.ts';
 import { ENTITY_NAMES } from '../mappings/index.ts';
 import type { Doc, EntityName } from '../mappings/types.ts';
 import type { ParentLookup } from './transform.ts';
@@ -63,7 +63,7 @@ export class EsParentLookup implements ParentLookup {
       }
       return out;
     } catch (err) {
-      if (err instanceof esErrors.ResponseError && err.statusCode === 404) {
+      if (err instanceof NotFoundError && err.what === 'index') {
         throw missingParent(entity, index);
       }
       throw err;

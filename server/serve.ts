@@ -15,12 +15,18 @@ export interface Running {
   close: () => Promise<void>;
 }
 
+/** ioredis states in which `connect()` starts a connection (in the others it refuses: already connecting or connected). */
+const IDLE = new Set(['wait', 'end', 'close']);
+
 /** Listens on `port` (0: any free port) at config.host unless `host` is given. */
 export async function serve(config: Config, opts: { port?: number; host?: string; services?: Services } & AppOptions = {}): Promise<Running> {
   const services = opts.services ?? createServices(config);
-  await services.redis.connect().catch((err: Error) => {
-    if (!/already connect/i.test(err.message)) throw new Error(`Redis at ${config.redisUrl} does not answer: ${err.message}`);
-  });
+  // Only an idle client is connected here: services passed in may be connected (or connecting) already.
+  if (IDLE.has(services.redis.status)) {
+    await services.redis.connect().catch((err: Error) => {
+      throw new Error(`Redis at ${config.redisUrl} does not answer: ${err.message}`, { cause: err });
+    });
+  }
   const app = createApp(services, { routes: opts.routes, access: opts.access });
   const host = opts.host ?? config.host;
   const server = app.listen(opts.port ?? config.port, host);

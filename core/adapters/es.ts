@@ -1,11 +1,30 @@
 /**
- * The Elasticsearch adapter: the only module that constructs the client.
+ * The Elasticsearch adapter: the only module that constructs the client. Every call of the
+ * client goes through `TranslatingTransport`, so callers see the typed errors of core/errors.ts
+ * (unavailable, not found, rejected) and never the client's own error classes.
  * This distribution may lack `GET /`, so health is always `_cluster/health`.
  */
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, SniffingTransport, type TransportRequestOptions, type TransportRequestParams } from '@elastic/elasticsearch';
 import type { Config } from '../config.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { translateEsError } from './es-errors.ts';
 
 export type Es = Client;
+
+/**
+ * The client's default transport with translation at the boundary: the request runs with the
+ * client's own retries and `ignore` handling (an ignored status returns normally), and only a
+ * failure that escapes all of that is translated. Success costs nothing extra.
+ * (Sniffing, which reads `err.meta` on failure, is not enabled here.)
+ */
+class TranslatingTransport extends SniffingTransport {
+  // One generic signature covers the three overloads of Transport#request.
+  override request<T = unknown>(params: TransportRequestParams, options?: TransportRequestOptions): Promise<T> {
+    return super.request<T>(params, options).catch((err: unknown) => {
+      throw translateEsError(err, params.path);
+    });
+  }
+}
 
 /** Creates a client for the configured cluster. */
 export function createEs(config: Pick<Config, 'esUrl'>, opts: { maxRetries?: number; requestTimeout?: number } = {}): Es {
@@ -14,6 +33,7 @@ export function createEs(config: Pick<Config, 'esUrl'>, opts: { maxRetries?: num
     maxRetries: opts.maxRetries ?? 3,
     requestTimeout: opts.requestTimeout ?? 60_000,
     compression: false,
+    Transport: TranslatingTransport,
   });
 }
 
@@ -23,18 +43,21 @@ export interface EsHealth {
   cluster_name: string;
 }
 
-/** One `_cluster/health` call; null when nothing answers at the URL. */
+/** One `_cluster/health` call; null when nothing answers at the URL (ServiceUnavailableError). */
 export async function esHealth(es: Es): Promise<EsHealth | null> {
   try {
     const h = await es.cluster.health({}, { requestTimeout: 3000, maxRetries: 0 });
     return { status: h.status.toLowerCase() as EsHealth['status'], number_of_nodes: h.number_of_nodes, cluster_name: h.cluster_name };
   } catch (err) {
-    if (err instanceof errors.ConnectionError || err instanceof errors.TimeoutError || err instanceof errors.NoLivingConnectionsError) return null;
+    if (err instanceof ServiceUnavailableError) return null;
     throw err;
   }
 }
 
-/** Waits until the cluster is at least yellow, or throws after timeoutMs. */
+/**
+ * Waits until the cluster is at least yellow, or throws ServiceUnavailableError after
+ * timeoutMs (the last health or error in its message, the last error as its cause).
+ */
 export async function waitForEs(es: Es, timeoutMs = 120_000): Promise<EsHealth> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown = null;
@@ -48,7 +71,6 @@ export async function waitForEs(es: Es, timeoutMs = 120_000): Promise<EsHealth> 
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error(`Elasticsearch did not become healthy within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+  const detail = `not healthy within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`;
+  throw new ServiceUnavailableError({ service: 'elasticsearch', detail, cause: last instanceof Error ? last : undefined });
 }
-
-export { errors as esErrors };

@@ -1,17 +1,70 @@
 /**
- * The Redis adapter: the only module that constructs ioredis clients.
- * Every key is built by `keys.ts` and prefixed by the namespace.
+ * The Redis adapter: the only module that constructs ioredis clients. Every key is built by
+ * core/names.ts and prefixed by the namespace.
+ *
+ * Failures leave this adapter as the typed errors of core/errors.ts. Every command, whether
+ * sent alone, auto-pipelined, in `multi()`/`pipeline()` or as a script from `defineCommand`,
+ * passes through `Redis#sendCommand`, so the client below translates there: it wraps the
+ * command's `reject`, which costs one closure per command and nothing on success. (A Proxy
+ * around the client would also see every call, but adds a trap to every property read and a
+ * promise to every command; bench/redis-errors.ts compares the two.)
  */
-import { Redis } from 'ioredis';
+import { Redis, ReplyError, type Command } from 'ioredis';
 import type { Config } from '../config.ts';
+import { RejectedError, ServiceUnavailableError, isAdapterError } from '../errors.ts';
+
+/**
+ * Reply codes (the first word of a Redis error, by the protocol) that mean "not now": the
+ * server is loading, busy with a script, failing over or read-only after a failover.
+ */
+const NOT_READY = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN', 'READONLY']);
+
+/**
+ * A failed command as a typed error. The server's answer (ReplyError: a wrong command, a
+ * script that raised) is RejectedError, unless its code says the server is not ready. Every
+ * other error ioredis gives a command is its own, and all of those are about the connection:
+ * closed, refused, retries per request spent, offline queue disabled, command timeout.
+ */
+export function translateRedisError(err: Error): Error {
+  if (isAdapterError(err)) return err;
+  if (err instanceof ReplyError) {
+    const code = err.message.split(' ', 1)[0];
+    if (NOT_READY.has(code)) return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err });
+    // The message is kept whole: ioredis's script runner looks for NOSCRIPT in it to reload the script.
+    return new RejectedError({ service: 'redis', type: code, reason: err.message, cause: err });
+  }
+  return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err });
+}
+
+/** An ioredis client whose commands (and `connect`) fail with the typed errors only. */
+class TranslatingRedis extends Redis {
+  override sendCommand(command: Command): unknown {
+    const reject = command.reject;
+    command.reject = (err: Error) => reject(translateRedisError(err));
+    // ioredis passes more arguments than its typings name (a pipeline's stream, a cluster node).
+    return Reflect.apply(super.sendCommand, this, arguments);
+  }
+
+  override connect(callback?: () => void): Promise<void> {
+    return super.connect(callback).catch((err: Error) => {
+      throw translateRedisError(err);
+    });
+  }
+}
 
 export type RedisClient = Redis;
 
 /** Creates a client; `lazyConnect` so callers choose when to fail. */
-export function createRedis(config: Pick<Config, 'redisUrl'>): RedisClient {
+export function createRedis(config: Pick<Config, 'redisUrl'>, opts: { maxRetriesPerRequest?: number; connectTimeout?: number } = {}): RedisClient {
   // Auto-pipelining: the commands one request issues in the same tick (credit debit, count
   // cache, page cursor) leave in one write and come back in one read.
-  return new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, enableAutoPipelining: true });
+  return new TranslatingRedis(config.redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: opts.maxRetriesPerRequest ?? 2,
+    connectTimeout: opts.connectTimeout ?? 10_000,
+    enableOfflineQueue: true,
+    enableAutoPipelining: true,
+  });
 }
 
 /** True when a Redis server answers PING at the URL. */

@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Es } from '../../core/adapters/es.ts';
-import { esErrors } from '../../core/adapters/es.ts';
+import { NotFoundError } from '../../core/errors.ts';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
@@ -204,7 +204,7 @@ export class TagService {
       const found = new Set(res.docs.filter((d) => 'found' in d && d.found).map((d) => d._id));
       return new Set(unique.filter((id) => !found.has(id)));
     } catch (err) {
-      if (err instanceof esErrors.ResponseError && err.statusCode === 404) return new Set(unique);
+      if (err instanceof NotFoundError && err.what === 'index') return new Set(unique);
       throw err;
     }
   }

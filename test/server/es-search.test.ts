@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../core/config.ts';
 import { createEs } from '../../core/adapters/es.ts';
-import { createEsSearch, EsConnectionError, EsResponseError } from '../../core/adapters/es-search.ts';
+import { createEsSearch } from '../../core/adapters/es-search.ts';
+import { NotFoundError, ServiceUnavailableError } from '../../core/errors.ts';
 import { assertError, startHarness } from './harness.ts';
 
 const t = suite('es-search');
@@ -42,16 +43,16 @@ t('answers exactly as the general client for the same bodies (hits, order, sort 
   }
 });
 
-t('an error answer names its status and reason; nothing listening is a ConnectionError', async () => {
+t('a missing index is NotFoundError naming it; nothing listening is ServiceUnavailableError', async () => {
   const missing = await lean.search(`${index}-missing`, { query: { match_all: {} } }).catch((e: unknown) => e);
-  assert.instance(missing, EsResponseError);
-  assert.is((missing as EsResponseError).statusCode, 404);
-  assert.match((missing as Error).message, 'index_not_found_exception');
+  assert.instance(missing, NotFoundError);
+  assert.is((missing as NotFoundError).what, 'index');
+  assert.is((missing as NotFoundError).id, `${index}-missing`);
   const dead = createEsSearch('http://127.0.0.1:9');
   const err = await dead.search(index, { query: { match_all: {} } }).catch((e: unknown) => e);
   await dead.close();
-  assert.instance(err, EsConnectionError);
-  assert.is((err as Error).name, 'ConnectionError');
+  assert.instance(err, ServiceUnavailableError);
+  assert.is((err as ServiceUnavailableError).service, 'elasticsearch');
 });
 
 t('a list call with Elasticsearch unreachable: 503 SERVICE_UNAVAILABLE, no stack, nothing charged', async () => {
