@@ -4,10 +4,43 @@
  * (server/middleware/envelope.ts); 5xx details are logged, never sent.
  */
 
+/**
+ * Every word `details[].issue` can hold, one spelling each (the README's error table names them;
+ * test/errors.test.ts checks the two agree). A new issue is a new entry here: a typo elsewhere
+ * is a compile error. Settled spellings: a body that is not JSON is `unsupported_media_type`
+ * (never `unsupported`); a page or page_size that is not a whole number is `invalid_integer`
+ * (never `invalid_type`, which is a JSON body value of the wrong type).
+ */
+export const ISSUE_CODES = [
+  // The request as a whole (HTTP layer, envelope)
+  'malformed_json', 'malformed_request', 'too_large', 'unsupported_media_type', 'unknown_path', 'not_allowed',
+  // Parameters and body fields
+  'unknown_field', 'unknown_column', 'repeated_parameter', 'missing_required', 'missing_value', 'empty', 'one_of',
+  'conflicting_values', 'invalid_type', 'invalid_integer', 'invalid_number', 'invalid_boolean', 'invalid_value',
+  'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range', 'too_short', 'too_long', 'too_few_items',
+  'too_many_items', 'too_many_values', 'duplicate_items', 'operator_not_supported', 'year_not_available', 'filter_required',
+  'ambiguous', 'not_found',
+  // Cursors
+  'invalid_cursor', 'stale_cursor', 'conflicts_with_cursor', 'cursor_filter_mismatch',
+  // Credentials (401)
+  'missing_credentials', 'malformed_credentials', 'invalid_credentials', 'revoked_key', 'rotated_key',
+  // Permissions (403)
+  'forbidden', 'missing_scope', 'test_key_not_allowed', 'not_root_key', 'scope_not_held_by_parent', 'tier_above_parent',
+  'unknown_scope', 'not_a_data_read_scope', 'revoked', 'internal_only', 'crm_context_required', 'advanced_field',
+  'advanced_filter', 'advanced_sort', 'advanced_mode',
+  // Credits and limits (402, 429)
+  'insufficient_credits', 'rate_limited', 'daily_row_cap', 'sequential_page_walking',
+  // Health (503): a dependency that does not answer, answers red, or refuses the check
+  'unreachable', 'cluster_red', 'rejected',
+] as const;
+
+/** One issue word of `details[]` (see ISSUE_CODES). */
+export type IssueCode = (typeof ISSUE_CODES)[number];
+
 /** One problem with one field of a request. */
 export interface ErrorDetail {
   field: string;
-  issue: string;
+  issue: IssueCode;
   /** Allowed values or the expected form, when useful to the caller. */
   expected?: unknown;
   /** Close matches (ambiguous lookups). */
@@ -64,7 +97,10 @@ export function invalid(details: ErrorDetail[] | ErrorDetail, message?: string):
   return new ApiError('VALIDATION_ERROR', message ?? (first ? `${first.field}: ${first.issue.replace(/_/g, ' ')}` : undefined), list);
 }
 
-export const forbidden = (message: string, field = 'authorization', issue = 'forbidden') => new ApiError('FORBIDDEN', message, [{ field, issue }]);
+/** A 403 FORBIDDEN on one field. */
+export const forbidden = (message: string, field = 'authorization', issue: IssueCode = 'forbidden') => new ApiError('FORBIDDEN', message, [{ field, issue }]);
+/** A 404 NOT_FOUND: `what` (an API key, a tag ...) by the id given in `field`. */
 export const notFound = (what: string, field = 'id') => new ApiError('NOT_FOUND', `${what} not found`, [{ field, issue: 'not_found' }]);
-export const unauthorized = (issue: string, message?: string) =>
+/** A 401 UNAUTHORIZED with the Bearer challenge. */
+export const unauthorized = (issue: IssueCode, message?: string) =>
   new ApiError('UNAUTHORIZED', message ?? CATALOGUE.UNAUTHORIZED.message, [{ field: 'authorization', issue }]).withHeaders({ 'WWW-Authenticate': 'Bearer realm="bintel"' });

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
+import type { ErrorCode, IssueCode } from './errors.ts';
 
 export interface Running {
   server: Server;
@@ -60,7 +61,7 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
     return;
   }
   const large = err.code === 'HPE_HEADER_OVERFLOW';
-  const [status, reason, code, message, issue] = large
+  const [status, reason, code, message, issue]: [number, string, ErrorCode, string, IssueCode] = large
     ? [431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', 'The request line and headers may total at most 16 KB; send long id lists in a batch body (POST)', 'too_long']
     : [400, 'Bad Request', 'VALIDATION_ERROR', 'Malformed HTTP request', 'malformed_request'];
   const requestId = `req_${randomUUID().replace(/-/g, '')}`;

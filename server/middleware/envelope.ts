@@ -21,7 +21,7 @@ function fromHttpError(err: { status?: number; expose?: boolean; message?: strin
     case 413:
       return new ApiError('PAYLOAD_TOO_LARGE', undefined, [{ field: 'body', issue: 'too_large' }]);
     case 415:
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', undefined, [{ field: 'content-type', issue: 'unsupported' }]);
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', undefined, [{ field: 'content-type', issue: 'unsupported_media_type', expected: 'application/json' }]);
     default:
       return null;
   }

@@ -97,17 +97,17 @@ function entityTypeOf(src: TypeAlias, required: boolean): EntityName | undefined
 }
 
 /** A non-negative integer query value within [min, max], or `fallback` when absent. */
-function intParam(q: ListQuery, name: 'page' | 'page_size', min: number, max: number, fallback: number): number {
+function intParam(q: ListQuery, name: 'page' | 'page_size', { min, max, fallback }: { min: number; max: number; fallback: number }): number {
   const raw = q[name];
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw invalid({ field: name, issue: 'invalid_type', expected: `an integer from ${min} to ${max}` });
+  if (!/^\d+$/.test(raw)) throw invalid({ field: name, issue: 'invalid_integer', expected: `a whole number from ${min} to ${max}` });
   const n = Number(raw);
   if (n < min || n > max) throw invalid({ field: name, issue: 'out_of_range', expected: `an integer from ${min} to ${max}` });
   return n;
 }
 
-const pageOf = (q: ListQuery) => () => intParam(q, 'page', 0, PAGE_MAX, 0);
-const pageSizeOf = (q: ListQuery) => () => intParam(q, 'page_size', 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT);
+const pageOf = (q: ListQuery) => () => intParam(q, 'page', { min: 0, max: PAGE_MAX, fallback: 0 });
+const pageSizeOf = (q: ListQuery) => () => intParam(q, 'page_size', { min: 1, max: PAGE_SIZE_MAX, fallback: PAGE_SIZE_DEFAULT });
 
 /** Records in GET /v1/tags lists name their id `tag_id` (spec). */
 const listed = ({ id, ...rest }: TagRecord) => ({ tag_id: id, ...rest });

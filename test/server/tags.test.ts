@@ -331,9 +331,9 @@ t('unknown entity ids are invalid_reference and nothing is written, even for the
 
 t('bad query parameters are 400 naming the parameter', async () => {
   const cases: [string, string, string][] = [
-    ['/v1/tags?page=-1', 'page', 'invalid_type'],
-    ['/v1/tags?page=abc', 'page', 'invalid_type'],
-    ['/v1/tags?page=1.5', 'page', 'invalid_type'],
+    ['/v1/tags?page=-1', 'page', 'invalid_integer'],
+    ['/v1/tags?page=abc', 'page', 'invalid_integer'],
+    ['/v1/tags?page=1.5', 'page', 'invalid_integer'],
     ['/v1/tags?page_size=0', 'page_size', 'out_of_range'],
     ['/v1/tags?page_size=501', 'page_size', 'out_of_range'],
     ['/v1/tags?entity_type=widgets', 'entity_type', 'invalid_value'],
