@@ -19,6 +19,8 @@ import { NotFoundError, RejectedError, ServiceUnavailableError } from '../core/e
 import { createEs } from '../core/adapters/es.ts';
 import { createEsSearch } from '../core/adapters/es-search.ts';
 import { createRedis } from '../core/adapters/redis.ts';
+import { createServices } from '../server/context.ts';
+import { createApp } from '../server/app.ts';
 import { closeAll, testConfig, testEs, testIndex, testRedis } from './helpers/env.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -222,6 +224,37 @@ live('Redis answers: a script that raises and a wrong-type command are RejectedE
   await redis.del(key);
   assert.instance(wrongType, RejectedError);
   assert.is((wrongType as RejectedError).type, 'WRONGTYPE');
+});
+
+/** GET `path` on the real app whose Elasticsearch or Redis URL points at a closed port. */
+async function callWithDead(dead: 'esUrl' | 'redisUrl', path: string, headers: Record<string, string> = {}) {
+  const port = await closedPort();
+  const services = createServices({ ...testConfig(), [dead]: dead === 'esUrl' ? `http://127.0.0.1:${port}` : `redis://127.0.0.1:${port}` });
+  const app = createApp(services).listen(0, '127.0.0.1');
+  await new Promise((r) => app.once('listening', r));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(app.address() as { port: number }).port}${path}`, { headers });
+    return { status: res.status, body: (await res.json()) as { error: { code: string; message: string; details: { field: string; issue: string }[] } } };
+  } finally {
+    await new Promise<void>((r) => app.close(() => r()));
+    await services.close();
+  }
+}
+
+live('GET /v1/health with a dependency down: 503 SERVICE_UNAVAILABLE naming it', async () => {
+  for (const [dead, field] of [['esUrl', 'elasticsearch'], ['redisUrl', 'redis']] as const) {
+    const res = await callWithDead(dead, '/v1/health');
+    assert.is(res.status, 503, field);
+    assert.is(res.body.error.code, 'SERVICE_UNAVAILABLE');
+    assert.equal(res.body.error.details, [{ field, issue: 'unreachable' }]);
+  }
+});
+
+live('an authenticated call with Redis down: 503 naming Redis, not 500', async () => {
+  const res = await callWithDead('redisUrl', '/v1/whoami', { authorization: `Bearer bk_live_${'a'.repeat(40)}` });
+  assert.is(res.status, 503);
+  assert.is(res.body.error.code, 'SERVICE_UNAVAILABLE');
+  assert.match(res.body.error.message, 'Redis is unavailable');
 });
 
 live.after(closeAll);
