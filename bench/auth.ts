@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { loadConfig } from '../core/config.ts';
 import { sandboxNamespace } from '../core/names.ts';
+import { ENTITY_NAMES } from '../mappings/index.ts';
 import { createServices, type Services } from '../server/context.ts';
 import { serve } from '../server/serve.ts';
 import { ensureRedis } from '../local/redis-local.ts';
@@ -45,7 +46,8 @@ async function main(): Promise<void> {
   const fixtures = new URL('../test/fixtures/', import.meta.url).pathname;
   const reports = await mkdtemp(join(tmpdir(), 'bintel-bench-auth-'));
   for (const sandbox of [false, true]) {
-    for (const r of ['brokers', 'broker-offices', 'companies']) await ingestFile(config, r, `${fixtures}${r}.csv`, { progress: null, sandbox, errors: join(reports, `${r}.errors.csv`) });
+    // The fixtures without personnel: every resource loaded before it.
+    for (const r of ENTITY_NAMES.filter((n) => n !== 'personnel')) await ingestFile(config, r, `${fixtures}${r}.csv`, { progress: null, sandbox, errors: join(reports, `${r}.errors.csv`) });
   }
   const open = async (ctx: Context, next: Next) => {
     ctx.state.auth = { key: { ...record, key_type: 'test' }, dataNamespace: sandboxNamespace(config.namespace), sandbox: true };

@@ -19,7 +19,11 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../core/config.ts';
 import { createEs, type Es } from '../core/adapters/es.ts';
 import { ensureEs } from '../local/es-local.ts';
-import { csvFields, entity } from '../mappings/index.ts';
+import { ENTITY_NAMES, csvFields, entity } from '../mappings/index.ts';
+import { aliasName, versionPattern } from '../core/names.ts';
+
+/** The resources loaded before companies (their parents and grandparents), in load order. */
+const BEFORE_COMPANIES = ENTITY_NAMES.slice(0, ENTITY_NAMES.indexOf('companies'));
 import { generate } from '../ingest/generate/index.ts';
 import { openCsv } from '../ingest/csv-source.ts';
 import { EsParentLookup } from '../ingest/parents.ts';
@@ -50,7 +54,7 @@ async function prepareData(dir: string): Promise<string> {
   const offices = Math.max(50, Math.round(rows / 5));
   process.stderr.write(`generating ${rows} companies, ${offices} offices, ${brokers} brokers into ${dir}\n`);
   const gen = await generate({ out: dir, companies: rows, personnel: 0, brokerOffices: offices, brokers, seed: Number(args.seed) });
-  for (const name of ['brokers', 'broker-offices'] as const) {
+  for (const name of BEFORE_COMPANIES) {
     await ingestFile(config, name, gen.files[name], { progress: null, errors: join(dir, `${name}.errors.csv`), es });
   }
   return gen.files.companies;
@@ -143,8 +147,8 @@ async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; p
 }
 
 async function cleanup(es: Es): Promise<void> {
-  for (const name of ['brokers', 'broker-offices', 'companies'] as const) {
-    const versions = await es.indices.get({ index: `${config.namespace}-${name}-v*` }).catch(() => ({}));
+  for (const name of [...BEFORE_COMPANIES, 'companies' as const]) {
+    const versions = await es.indices.get({ index: versionPattern(config.namespace, name) }).catch(() => ({}));
     const names = Object.keys(versions);
     if (names.length) await es.indices.delete({ index: names.join(',') });
   }
@@ -160,7 +164,7 @@ async function main(): Promise<void> {
     const n = await writeNdjson(csvPath, ndjson);
     process.stderr.write(`prepared ${n} documents (${((await stat(ndjson)).size / 1e6).toFixed(0)} MB NDJSON, ${((await stat(csvPath)).size / 1e6).toFixed(0)} MB CSV)\n`);
 
-    const rawIndex = `${config.namespace}-companies-vraw`;
+    const rawIndex = `${aliasName(config.namespace, 'companies')}-vraw`;
     const raw = await rawBulk(ndjson, rawIndex);
     await dropIndex(es, rawIndex);
     const cli = await cliIngest(csvPath);

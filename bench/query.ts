@@ -30,6 +30,7 @@ import { generate } from '../ingest/generate/index.ts';
 import { ingestFile } from '../ingest/run.ts';
 import { resourceCounts } from '../ingest/demo.ts';
 import { ENTITY_NAMES } from '../mappings/index.ts';
+import { aliasName } from '../core/names.ts';
 
 const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, 'load-only': { type: 'boolean', default: false }, only: { type: 'string' }, profile: { type: 'string' } } });
 const rows = Number(args.rows);
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
   const org = `benchq-${randomUUID().slice(0, 8)}`;
   const { secret } = await services.keys.createRoot({ org, user: 'bench', internal: true });
   await services.credits.grant(org, 1_000_000_000_000);
-  const sample = await services.es.search<{ company_name: string }>({ index: `${config.namespace}-companies`, size: 1, query: { term: { state: 'OH' } }, _source: ['company_name'] });
+  const sample = await services.es.search<{ company_name: string }>({ index: aliasName(config.namespace, 'companies'), size: 1, query: { term: { state: 'OH' } }, _source: ['company_name'] });
   const name = (sample.hits.hits[0]?._source?.company_name ?? 'Acme Health').replace(/a/, 'e');
   const scenarios: [string, string][] = [
     ['(a) filtered list page', '/v1/companies?states=TX,CA&employee_bands=51-200,201-500&funding_status=Fully%20Insured&page_size=25'],

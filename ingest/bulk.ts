@@ -63,9 +63,9 @@ function pick(f: Flight, idx: number[]): Flight {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Unavailable (no answer, timeout, 429, 502-504) or a 5xx answer: worth another attempt. */
 function retryable(err: unknown): boolean {
-  if (err instanceof RejectedError) return err.statusCode === 429 || err.statusCode >= 500;
-  return err instanceof ServiceUnavailableError;
+  return err instanceof ServiceUnavailableError || (err instanceof RejectedError && (err.statusCode ?? 0) >= 500);
 }
 
 export class BulkWriter {
@@ -140,6 +140,6 @@ export class BulkWriter {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof RejectedError) return `HTTP ${err.statusCode}: ${JSON.stringify(err.body).slice(0, 300)}`;
+  if (err instanceof RejectedError) return `HTTP ${err.statusCode}: ${(err.body ?? '').slice(0, 300)}`;
   return err instanceof Error ? err.message : String(err);
 }

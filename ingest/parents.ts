@@ -63,7 +63,7 @@ export class EsParentLookup implements ParentLookup {
       }
       return out;
     } catch (err) {
-      if (err instanceof NotFoundError) {
+      if (err instanceof NotFoundError && err.what === 'index') {
         throw missingParent(entity, index);
       }
       throw err;

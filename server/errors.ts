@@ -5,30 +5,36 @@
  */
 
 /**
- * Every `details[].issue` word the API sends: a typed union, so a misspelt issue is a compile
- * error, and the README's error table is checked against this list (test/server/errors.test.ts).
+ * Every word `details[].issue` can hold, one spelling each (the README's error table names them;
+ * test/errors.test.ts checks the two agree). A new issue is a new entry here: a typo elsewhere
+ * is a compile error. Settled spellings: a body that is not JSON is `unsupported_media_type`
+ * (never `unsupported`); a page or page_size that is not a whole number is `invalid_integer`
+ * (never `invalid_type`, which is a JSON body value of the wrong type).
  */
 export const ISSUE_CODES = [
-  // 400: the request
-  'unknown_field', 'repeated_parameter', 'missing_required', 'missing_value', 'empty', 'invalid_type', 'invalid_value',
-  'invalid_integer', 'invalid_boolean', 'invalid_number', 'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range',
-  'too_long', 'too_short', 'too_many_values', 'too_many_items', 'too_few_items', 'duplicate_items', 'unknown_column',
-  'operator_not_supported', 'year_not_available', 'one_of', 'conflicting_values', 'conflicts_with_cursor', 'invalid_cursor',
-  'cursor_filter_mismatch', 'stale_cursor', 'filter_required', 'ambiguous', 'malformed_json', 'malformed_request',
-  'unknown_scope', 'not_a_data_read_scope',
-  // 401
+  // The request as a whole (HTTP layer, envelope)
+  'malformed_json', 'malformed_request', 'too_large', 'unsupported_media_type', 'unknown_path', 'not_allowed',
+  // Parameters and body fields
+  'unknown_field', 'unknown_column', 'repeated_parameter', 'missing_required', 'missing_value', 'empty', 'one_of',
+  'conflicting_values', 'invalid_type', 'invalid_integer', 'invalid_number', 'invalid_boolean', 'invalid_value',
+  'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range', 'too_short', 'too_long', 'too_few_items',
+  'too_many_items', 'too_many_values', 'duplicate_items', 'operator_not_supported', 'year_not_available', 'filter_required',
+  'ambiguous', 'not_found',
+  // Cursors
+  'invalid_cursor', 'stale_cursor', 'conflicts_with_cursor', 'cursor_filter_mismatch',
+  // Credentials (401)
   'missing_credentials', 'malformed_credentials', 'invalid_credentials', 'revoked_key', 'rotated_key',
-  // 402, 403
-  'insufficient_credits', 'forbidden', 'missing_scope', 'test_key_not_allowed', 'not_root_key', 'scope_not_held_by_parent',
-  'tier_above_parent', 'advanced_field', 'advanced_filter', 'advanced_sort', 'advanced_mode', 'internal_only', 'crm_context_required',
-  // 404, 405, 409, 413, 415
-  'not_found', 'unknown_path', 'not_allowed', 'revoked', 'too_large', 'unsupported_media_type',
-  // 429
-  'rate_limited', 'daily_row_cap', 'sequential_page_walking',
-  // 503 (health)
-  'unreachable', 'red',
+  // Permissions (403)
+  'forbidden', 'missing_scope', 'test_key_not_allowed', 'not_root_key', 'scope_not_held_by_parent', 'tier_above_parent',
+  'unknown_scope', 'not_a_data_read_scope', 'revoked', 'internal_only', 'crm_context_required', 'advanced_field',
+  'advanced_filter', 'advanced_sort', 'advanced_mode',
+  // Credits and limits (402, 429)
+  'insufficient_credits', 'rate_limited', 'daily_row_cap', 'sequential_page_walking',
+  // Health (503): a dependency that does not answer, answers red, or refuses the check
+  'unreachable', 'cluster_red', 'rejected',
 ] as const;
 
+/** One issue word of `details[]` (see ISSUE_CODES). */
 export type IssueCode = (typeof ISSUE_CODES)[number];
 
 /** One problem with one field of a request. */
@@ -91,7 +97,10 @@ export function invalid(details: ErrorDetail[] | ErrorDetail, message?: string):
   return new ApiError('VALIDATION_ERROR', message ?? (first ? `${first.field}: ${first.issue.replace(/_/g, ' ')}` : undefined), list);
 }
 
+/** A 403 FORBIDDEN on one field. */
 export const forbidden = (message: string, field = 'authorization', issue: IssueCode = 'forbidden') => new ApiError('FORBIDDEN', message, [{ field, issue }]);
+/** A 404 NOT_FOUND: `what` (an API key, a tag ...) by the id given in `field`. */
 export const notFound = (what: string, field = 'id') => new ApiError('NOT_FOUND', `${what} not found`, [{ field, issue: 'not_found' }]);
+/** A 401 UNAUTHORIZED with the Bearer challenge. */
 export const unauthorized = (issue: IssueCode, message?: string) =>
   new ApiError('UNAUTHORIZED', message ?? CATALOGUE.UNAUTHORIZED.message, [{ field: 'authorization', issue }]).withHeaders({ 'WWW-Authenticate': 'Bearer realm="bintel"' });

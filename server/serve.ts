@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
+import type { ErrorCode, IssueCode } from './errors.ts';
 
 export interface Running {
   server: Server;
@@ -15,12 +16,18 @@ export interface Running {
   close: () => Promise<void>;
 }
 
+/** ioredis states in which `connect()` starts a connection (in the others it refuses: already connecting or connected). */
+const IDLE = new Set(['wait', 'end', 'close']);
+
 /** Listens on `port` (0: any free port) at config.host unless `host` is given. */
 export async function serve(config: Config, opts: { port?: number; host?: string; services?: Services } & AppOptions = {}): Promise<Running> {
   const services = opts.services ?? createServices(config);
-  await services.redis.connect().catch((err: Error) => {
-    if (!/already connect/i.test(err.message)) throw new Error(`Redis at ${config.redisUrl} does not answer: ${err.message}`);
-  });
+  // Only an idle client is connected here: services passed in may be connected (or connecting) already.
+  if (IDLE.has(services.redis.status)) {
+    await services.redis.connect().catch((err: Error) => {
+      throw new Error(`Redis at ${config.redisUrl} does not answer: ${err.message}`, { cause: err });
+    });
+  }
   const app = createApp(services, { routes: opts.routes, access: opts.access });
   const host = opts.host ?? config.host;
   const server = app.listen(opts.port ?? config.port, host);
@@ -54,7 +61,7 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
     return;
   }
   const large = err.code === 'HPE_HEADER_OVERFLOW';
-  const [status, reason, code, message, issue] = large
+  const [status, reason, code, message, issue]: [number, string, ErrorCode, string, IssueCode] = large
     ? [431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', 'The request line and headers may total at most 16 KB; send long id lists in a batch body (POST)', 'too_long']
     : [400, 'Bad Request', 'VALIDATION_ERROR', 'Malformed HTTP request', 'malformed_request'];
   const requestId = `req_${randomUUID().replace(/-/g, '')}`;

@@ -30,11 +30,12 @@ function fieldOf(e: ErrorObject): string {
   return [path, prop].filter(Boolean).join('.') || 'body';
 }
 
+/** ajv errors as details; a keyword the table lacks (no schema of ours uses one) is `invalid_value`. */
 export function toDetails(errors: ErrorObject[] | null | undefined): ErrorDetail[] {
   const seen = new Set<string>();
   const out: ErrorDetail[] = [];
   for (const e of errors ?? []) {
-    const d = { field: fieldOf(e), ...(ISSUE[e.keyword]?.(e) ?? { issue: 'invalid_value' as const }) };
+    const d: ErrorDetail = { field: fieldOf(e), ...(ISSUE[e.keyword]?.(e) ?? { issue: 'invalid_value' }) };
     const k = `${d.field}|${d.issue}`;
     if (!seen.has(k)) out.push(d), seen.add(k);
   }

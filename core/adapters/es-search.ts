@@ -4,20 +4,24 @@
  * (adapters/es.ts) spends CPU there on request building, events and response handling that
  * the list does not need (bench:ab measured the API's CPU per list call down 6-14% with this
  * path). Everything else (ingest, admin, lookups) keeps the general client.
+ *
+ * Failures are the typed errors of core/errors.ts, as from the general client: an error answer
+ * through the same translation (es-errors.ts), a connection failure as ServiceUnavailableError.
  */
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool } from 'undici';
 import type { estypes } from '@elastic/elasticsearch';
-import { NotFoundError, RejectedError, ServiceUnavailableError } from '../errors.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { fromAnswer } from './es-errors.ts';
 
 export interface EsSearch {
   search<T>(index: string, body: Record<string, unknown>): Promise<estypes.SearchResponse<T>>;
   close(): Promise<void>;
 }
 
-
 /** Connection-level failures worth one retry (a keep-alive socket closed by the server). */
 const RETRYABLE = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
+/** Creates the lean search path for the cluster at `esUrl`. */
 export function createEsSearch(esUrl: string, opts: { requestTimeout?: number } = {}): EsSearch {
   const url = new URL(esUrl);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
@@ -29,7 +33,7 @@ export function createEsSearch(esUrl: string, opts: { requestTimeout?: number } 
   async function once<T>(index: string, body: string): Promise<estypes.SearchResponse<T>> {
     const res = await pool.request({ method: 'POST', path: `${base}/${encodeURIComponent(index)}/_search`, headers, body });
     const text = await res.body.text();
-    if (res.statusCode >= 300) throw new (res.statusCode === 404 ? NotFoundError : RejectedError)('elasticsearch', res.statusCode, text);
+    if (res.statusCode >= 300) throw answerError(res.statusCode, text, index);
     return JSON.parse(text) as estypes.SearchResponse<T>;
   }
 
@@ -40,14 +44,32 @@ export function createEsSearch(esUrl: string, opts: { requestTimeout?: number } 
         try {
           return await once<T>(index, json);
         } catch (err) {
-          if (err instanceof RejectedError) throw err;
-          const code = (err as { code?: string }).code ?? '';
-          if (attempt === 0 && RETRYABLE.has(code)) continue;
-          if (err instanceof undiciErrors.UndiciError || /ECONN|ETIMEDOUT|EHOSTUNREACH/.test(code)) throw new ServiceUnavailableError('elasticsearch', { cause: err });
-          throw err;
+          if (!isNetworkError(err)) throw err; // an adapter error from the answer, or a bug
+          if (attempt === 0 && RETRYABLE.has(err.code ?? '')) continue;
+          throw new ServiceUnavailableError({ service: 'elasticsearch', detail: `${url.origin}: ${err.message}`, cause: err });
         }
       }
     },
     close: () => pool.close(),
   };
+}
+
+/** An error answer as a typed error; a body that is not JSON is kept as text for the logs. */
+function answerError(statusCode: number, text: string, index: string): Error {
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // A proxy's HTML page or an empty body: the text itself is the best description.
+  }
+  return fromAnswer({ statusCode, body, path: index });
+}
+
+/**
+ * A failure of the connection rather than of our code: undici's errors and the socket's
+ * (both carry a string `code`: UND_ERR_*, ECONNREFUSED, ECONNRESET ...). A SyntaxError from
+ * JSON.parse of a 2xx body has none and passes through as the bug it is.
+ */
+function isNetworkError(err: unknown): err is Error & { code?: string } {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string';
 }

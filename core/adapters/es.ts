@@ -1,38 +1,40 @@
 /**
- * The Elasticsearch adapter: the only module that constructs the client, and the boundary where
- * the driver's errors become typed ones (core/errors.ts): every request of the client goes through
- * its transport, whose failures are translated there (an `ignore`d status still returns normally).
+ * The Elasticsearch adapter: the only module that constructs the client. Every call of the
+ * client goes through `TranslatingTransport`, so callers see the typed errors of core/errors.ts
+ * (unavailable, not found, rejected) and never the client's own error classes.
  * This distribution may lack `GET /`, so health is always `_cluster/health`.
  */
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, SniffingTransport, type TransportRequestOptions, type TransportRequestParams } from '@elastic/elasticsearch';
 import type { Config } from '../config.ts';
-import { NotFoundError, RejectedError, ServiceUnavailableError } from '../errors.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { translateEsError } from './es-errors.ts';
 
 export type Es = Client;
 
-/** A driver error as a typed one; anything else (an aborted request, a serialization bug) as it is. */
-export function translateEsError(err: unknown): unknown {
-  if (err instanceof errors.ResponseError) {
-    const status = err.statusCode ?? 500;
-    return new (status === 404 ? NotFoundError : RejectedError)('elasticsearch', status, err.body, { cause: err });
+/**
+ * The client's default transport with translation at the boundary: the request runs with the
+ * client's own retries and `ignore` handling (an ignored status returns normally), and only a
+ * failure that escapes all of that is translated. Success costs nothing extra.
+ * (Sniffing, which reads `err.meta` on failure, is not enabled here.)
+ */
+class TranslatingTransport extends SniffingTransport {
+  // One generic signature covers the three overloads of Transport#request.
+  override request<T = unknown>(params: TransportRequestParams, options?: TransportRequestOptions): Promise<T> {
+    return super.request<T>(params, options).catch((err: unknown) => {
+      throw translateEsError(err, params.path);
+    });
   }
-  if (err instanceof errors.ConnectionError || err instanceof errors.TimeoutError || err instanceof errors.NoLivingConnectionsError) return new ServiceUnavailableError('elasticsearch', { cause: err });
-  return err;
 }
 
 /** Creates a client for the configured cluster. */
 export function createEs(config: Pick<Config, 'esUrl'>, opts: { maxRetries?: number; requestTimeout?: number } = {}): Es {
-  const client = new Client({
+  return new Client({
     node: config.esUrl,
     maxRetries: opts.maxRetries ?? 3,
     requestTimeout: opts.requestTimeout ?? 60_000,
     compression: false,
+    Transport: TranslatingTransport,
   });
-  const transport = client.transport;
-  const request = transport.request.bind(transport) as (...args: unknown[]) => Promise<unknown>;
-  // After the transport's own retries: what reaches the caller is typed.
-  transport.request = ((...args: unknown[]) => request(...args).catch((err: unknown) => Promise.reject(translateEsError(err)))) as typeof transport.request;
-  return client;
 }
 
 export interface EsHealth {
@@ -41,7 +43,7 @@ export interface EsHealth {
   cluster_name: string;
 }
 
-/** One `_cluster/health` call; null when nothing answers at the URL. */
+/** One `_cluster/health` call; null when nothing answers at the URL (ServiceUnavailableError). */
 export async function esHealth(es: Es): Promise<EsHealth | null> {
   try {
     const h = await es.cluster.health({}, { requestTimeout: 3000, maxRetries: 0 });
@@ -52,7 +54,10 @@ export async function esHealth(es: Es): Promise<EsHealth | null> {
   }
 }
 
-/** Waits until the cluster is at least yellow, or throws after timeoutMs. */
+/**
+ * Waits until the cluster is at least yellow, or throws ServiceUnavailableError after
+ * timeoutMs (the last health or error in its message, the last error as its cause).
+ */
 export async function waitForEs(es: Es, timeoutMs = 120_000): Promise<EsHealth> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown = null;
@@ -66,6 +71,6 @@ export async function waitForEs(es: Es, timeoutMs = 120_000): Promise<EsHealth> 
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error(`Elasticsearch did not become healthy within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+  const detail = `not healthy within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`;
+  throw new ServiceUnavailableError({ service: 'elasticsearch', detail, cause: last instanceof Error ? last : undefined });
 }
-

@@ -1,13 +1,15 @@
 /**
  * The response envelope, request ids and error rendering. Every response carries
- * `X-Request-Id`; errors are `{ok:false, error:{code, message, details, request_id}, meta:{credits_charged:0}}`;
- * 5xx are logged with their cause and shown to the caller as a plain INTERNAL error.
+ * `X-Request-Id`; errors are `{ok:false, error:{code, message, details, request_id}, meta:{credits_charged:0}}`.
+ * Errors are mapped by type, never by message: an ApiError is rendered as it is; the adapters'
+ * typed errors (core/errors.ts) become 503 or 500 (`fromAdapterError`); anything else is 500.
+ * Those are logged with their cause; the caller sees the catalogue message only.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
-import { ServiceUnavailableError } from '../../core/errors.ts';
+import { NotFoundError, SERVICE_LABELS, ServiceUnavailableError } from '../../core/errors.ts';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -44,24 +46,33 @@ export function envelope(log: Logger) {
         if (ctx.status === 405) throw new ApiError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`, [{ field: 'method', issue: 'not_allowed' }]);
       }
     } catch (raw) {
-      const err = raw instanceof ApiError ? raw : (fromHttpError(raw as { status?: number }) ?? null);
-      if (err) {
-        ctx.status = err.status;
-        for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-        ctx.body = { ok: false, error: { code: err.code, message: err.message, details: err.details, request_id: requestId }, meta: { credits_charged: 0 } };
-      } else {
-        // Typed failures of the backing services (core/errors.ts), translated by the adapters.
-        const unavailable = raw instanceof ServiceUnavailableError;
+      let err = raw instanceof ApiError ? raw : fromHttpError(raw as { status?: number });
+      if (!err) {
         log.error({ err: raw, requestId, method: ctx.method, path: ctx.path }, 'request failed');
-        ctx.status = unavailable ? 503 : 500;
-        const code = unavailable ? 'SERVICE_UNAVAILABLE' : 'INTERNAL';
-        const message = unavailable ? `A backing service (${raw.service === 'redis' ? 'Redis' : 'Elasticsearch'}) is unavailable; retry shortly` : 'Internal error; quote the request_id when reporting it';
-        ctx.body = { ok: false, error: { code, message, details: [], request_id: requestId }, meta: { credits_charged: 0 } };
+        err = fromAdapterError(raw) ?? new ApiError('INTERNAL', 'Internal error; quote the request_id when reporting it');
       }
+      ctx.status = err.status;
+      for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+      ctx.body = { ok: false, error: { code: err.code, message: err.message, details: err.details, request_id: requestId }, meta: { credits_charged: 0 } };
     } finally {
       log.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 100) / 100, key: ctx.state.auth?.key?.id }, 'request');
     }
   };
+}
+
+/**
+ * The caller's view of an adapter error that escaped a route; null means 500 INTERNAL.
+ * - unavailable: 503 naming the service, as the caller can only retry;
+ * - a missing index or alias: 503 too. The data was never loaded (or a load is being
+ *   repaired); the request was right and will work once it is, so a 500 would blame code
+ *   that has no bug and a 404 would tell the caller the record does not exist;
+ * - a missing document, or a rejected request: a route let it escape or built a wrong query,
+ *   a bug of ours, so 500 (RejectedError and NotFoundError of a document fall through).
+ */
+function fromAdapterError(err: unknown): ApiError | null {
+  if (err instanceof ServiceUnavailableError) return new ApiError('SERVICE_UNAVAILABLE', `${SERVICE_LABELS[err.service]} is unavailable; retry shortly`);
+  if (err instanceof NotFoundError && err.what === 'index') return new ApiError('SERVICE_UNAVAILABLE', 'The data for this request is not loaded yet; retry once a load has finished');
+  return null;
 }
 
 /** Sets a success envelope. */

@@ -6,28 +6,50 @@ import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
 import { esHealth } from '../../core/adapters/es.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, type ErrorDetail, type IssueCode } from '../errors.ts';
+import { ServiceUnavailableError } from '../../core/errors.ts';
 import { toCredits } from '../pricing.ts';
 import { publicKey } from '../services/keys.ts';
 
-/** GET /v1/health: no auth; 200 when Elasticsearch and Redis answer, else 503 with which one failed. */
+/** One dependency's state in the health answer; `issue` says why it is not ok. */
+interface Dependency {
+  ok: boolean;
+  status: string;
+  issue?: IssueCode;
+}
+
+/** No answer at all is `unreachable`; an answer that refuses the check (auth, a bug) is `rejected`. */
+const failed = (err: unknown): Dependency => (err instanceof ServiceUnavailableError ? { ok: false, status: 'unreachable', issue: 'unreachable' } : { ok: false, status: 'rejected', issue: 'rejected' });
+
+async function elasticsearchState(services: Services): Promise<Dependency> {
+  try {
+    const h = await esHealth(services.es);
+    if (!h) return { ok: false, status: 'unreachable', issue: 'unreachable' };
+    return h.status === 'red' ? { ok: false, status: h.status, issue: 'cluster_red' } : { ok: true, status: h.status };
+  } catch (err) {
+    return failed(err);
+  }
+}
+
+async function redisState(services: Services): Promise<Dependency> {
+  try {
+    return (await services.redis.ping()) === 'PONG' ? { ok: true, status: 'ok' } : { ok: false, status: 'rejected', issue: 'rejected' };
+  } catch (err) {
+    return failed(err);
+  }
+}
+
+/** GET /v1/health: no auth; 200 when Elasticsearch and Redis answer, else 503 naming the one that does not. */
 export function healthRoutes(services: Services): Router {
   const r = new Router();
   r.get('/v1/health', async (ctx) => {
     const started = performance.now();
-    const [es, redis] = await Promise.all([
-      esHealth(services.es).then((h) => (h ? { ok: h.status !== 'red', status: h.status } : { ok: false, status: 'unreachable' })).catch((e: Error) => ({ ok: false, status: e.message })),
-      services.redis.ping().then((p) => ({ ok: p === 'PONG', status: 'ok' })).catch(() => ({ ok: false, status: 'unreachable' })),
-    ]);
-    const data = { status: es.ok && redis.ok ? 'ok' : 'degraded', elasticsearch: es, redis, version: '1.0.0-internal-phase-1', ms: Math.round(performance.now() - started) };
-    if (!es.ok || !redis.ok) {
-      throw new ApiError('SERVICE_UNAVAILABLE', `Unavailable: ${[!es.ok && 'elasticsearch', !redis.ok && 'redis'].filter(Boolean).join(', ')}`, [
-        // The issue says how the service failed: a red cluster, or no answer.
-        ...(!es.ok ? [{ field: 'elasticsearch', issue: es.status === 'red' ? ('red' as const) : ('unreachable' as const) }] : []),
-        ...(!redis.ok ? [{ field: 'redis', issue: 'unreachable' as const }] : []),
-      ]);
-    }
-    ok(ctx, data);
+    const [es, redis] = await Promise.all([elasticsearchState(services), redisState(services)]);
+    const details: ErrorDetail[] = [];
+    if (es.issue) details.push({ field: 'elasticsearch', issue: es.issue });
+    if (redis.issue) details.push({ field: 'redis', issue: redis.issue });
+    if (details.length) throw new ApiError('SERVICE_UNAVAILABLE', `Unavailable: ${details.map((d) => d.field).join(', ')}`, details);
+    ok(ctx, { status: 'ok', elasticsearch: { ok: es.ok, status: es.status }, redis: { ok: redis.ok, status: redis.status }, version: '1.0.0-internal-phase-1', ms: Math.round(performance.now() - started) });
   });
   return r;
 }

@@ -16,7 +16,6 @@ import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { pageParams, throwProblems } from '../read/request.ts';
 import type { EntityName } from '../../mappings/types.ts';
 
-
 const ENTITY_TYPE = { type: 'string', enum: [...ENTITY_NAMES] };
 const ENTITY_ID = { type: 'string', minLength: 1, maxLength: 512 };
 // Emptiness and length of a tag are judged after normalization (service), not on the raw text.

@@ -204,7 +204,7 @@ export class TagService {
       const found = new Set(res.docs.filter((d) => 'found' in d && d.found).map((d) => d._id));
       return new Set(unique.filter((id) => !found.has(id)));
     } catch (err) {
-      if (err instanceof NotFoundError) return new Set(unique);
+      if (err instanceof NotFoundError && err.what === 'index') return new Set(unique);
       throw err;
     }
   }

@@ -10,7 +10,7 @@ import { loadConfig } from '../../core/config.ts';
 import { createEs } from '../../core/adapters/es.ts';
 import { createEsSearch } from '../../core/adapters/es-search.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../core/errors.ts';
-import { assertError, startHarness, withOrg } from './harness.ts';
+import { assertError, startHarness } from './harness.ts';
 
 const t = suite('es-search');
 const config = loadConfig();
@@ -43,11 +43,11 @@ t('answers exactly as the general client for the same bodies (hits, order, sort 
   }
 });
 
-t('an error answer names its status and reason; nothing listening is a ServiceUnavailableError', async () => {
+t('a missing index is NotFoundError naming it; nothing listening is ServiceUnavailableError', async () => {
   const missing = await lean.search(`${index}-missing`, { query: { match_all: {} } }).catch((e: unknown) => e);
   assert.instance(missing, NotFoundError);
-  assert.is((missing as NotFoundError).statusCode, 404);
-  assert.match((missing as Error).message, 'index_not_found_exception');
+  assert.is((missing as NotFoundError).what, 'index');
+  assert.is((missing as NotFoundError).id, `${index}-missing`);
   const dead = createEsSearch('http://127.0.0.1:9');
   const err = await dead.search(index, { query: { match_all: {} } }).catch((e: unknown) => e);
   await dead.close();
@@ -58,7 +58,9 @@ t('an error answer names its status and reason; nothing listening is a ServiceUn
 t('a list call with Elasticsearch unreachable: 503 SERVICE_UNAVAILABLE, no stack, nothing charged', async () => {
   const h = await startHarness({ ES_URL: 'http://127.0.0.1:9' });
   try {
-    const { org, secret } = await withOrg(h, { milli: 10_000 });
+    const org = `org-${randomUUID().slice(0, 8)}`;
+    const { secret } = await h.key({ org });
+    await h.running.services.credits.grant(org, 10_000);
     const res = await h.call('GET', '/v1/companies?states=TX', { secret });
     assertError(res, 503, 'SERVICE_UNAVAILABLE');
     assert.not.match(JSON.stringify(res.body), '127.0.0.1:9');
