@@ -5,7 +5,7 @@
  */
 import { STATE_CODES } from '../mappings/reference.ts';
 import { normalizeEin } from '../mappings/normalize.ts';
-import type { FieldDef, StringFormat } from '../mappings/types.ts';
+import { RECORD_ID_RE, type FieldDef, type StringFormat } from '../mappings/types.ts';
 
 /** A problem with one field of one row. */
 export interface FieldIssue {
@@ -21,7 +21,6 @@ const STATES = new Set(STATE_CODES);
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const URL_RE = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
 const DOMAIN_RE = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
-const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 const ISO_DATE_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const INTEGER_RE = /^[+-]?\d+$/;
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -39,7 +38,7 @@ const FORMATS: Record<StringFormat, [check: (s: string) => string | null, expect
   email: [(s) => (EMAIL_RE.test(s) ? s : null), 'an email address'],
   url: [(s) => (URL_RE.test(s) ? s : DOMAIN_RE.test(s) ? s : null), 'an http(s) URL or a domain'],
   domain: [(s) => (DOMAIN_RE.test(s) ? s.toLowerCase() : null), 'a domain'],
-  uuid_or_slug: [(s) => (ID_RE.test(s) ? s : null), 'letters, digits, _ . : -'],
+  uuid_or_slug: [(s) => (RECORD_ID_RE.test(s) ? s : null), 'letters, digits, _ . : -'],
   iso_date: [(s) => (ISO_DATE_RE.test(s) && !Number.isNaN(Date.parse(s)) ? s : null), 'an ISO-8601 date'],
 };
 
@@ -118,5 +117,5 @@ export function coerceField(f: FieldDef, raw: unknown): Coerced {
 
 /** A validated id (CSV `id` column), or null when the value is not a usable id. */
 export function checkId(raw: string): string | null {
-  return ID_RE.test(raw) ? raw : null;
+  return RECORD_ID_RE.test(raw) ? raw : null;
 }

@@ -37,6 +37,9 @@ export type FieldSource =
    */
   | { kind: 'join'; paths: readonly (readonly [join: string, field: string])[] };
 
+/** A record id (the CSV `id` column, the document `_id`, what a path or batch body may name): 1-128 of letters, digits, `_ . : -`. */
+export const RECORD_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
 /** A document as stored in Elasticsearch. */
 export type Doc = Record<string, unknown>;
 

@@ -5,14 +5,14 @@
  * are collected, and the endpoint's parse step throws them together as one 400.
  */
 import type { Context } from 'koa';
-import type { EntityDef } from '../../mappings/types.ts';
+import { RECORD_ID_RE, type EntityDef } from '../../mappings/types.ts';
 import { invalid, type ErrorDetail } from '../errors.ts';
 
 /** The query string as read: one string per parameter, an array for a repeatable one. */
 export type RawQuery = Record<string, string | string[]>;
 
-/** A record id: what a path segment or a batch body may name. */
-export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+/** A record id: what a path segment or a batch body may name (the ids ingest accepts). */
+export const ID_RE = RECORD_ID_RE;
 
 export const MODES = ['light', 'basic', 'full'] as const;
 export type Mode = (typeof MODES)[number];

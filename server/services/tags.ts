@@ -154,7 +154,7 @@ export class TagService {
 
   /** Tags one entity; returns the existing record (created false) when it is already tagged. */
   async add(owner: TagOwner, entityType: EntityName, entityId: string, tag: string): Promise<{ record: TagRecord; created: boolean }> {
-    const res = await this.write(owner, entityType, [entityId], tag, () => 'entity_id');
+    const res = await this.write(owner, { type: entityType, ids: [entityId], tag, fieldOf: () => 'entity_id' });
     return { record: res.tags[0], created: res.created === 1 };
   }
 
@@ -164,10 +164,13 @@ export class TagService {
    */
   async addMany(owner: TagOwner, entityType: EntityName, entityIds: string[], tag: string): Promise<BulkResult> {
     if (entityIds.length < 1 || entityIds.length > BULK_MAX) throw invalid({ field: 'entity_ids', issue: entityIds.length ? 'too_many_items' : 'too_few_items', expected: `1 to ${BULK_MAX} ids` });
-    return this.write(owner, entityType, entityIds, tag, (i) => `entity_ids[${i}]`);
+    return this.write(owner, { type: entityType, ids: entityIds, tag, fieldOf: (i) => `entity_ids[${i}]` });
   }
 
-  private async write(owner: TagOwner, type: EntityName, ids: string[], rawTag: string, fieldOf: (i: number) => string): Promise<BulkResult> {
+  /** Writes one tag on `ids` (`fieldOf` names an id's place in the request, for invalid_reference). */
+  private async write(owner: TagOwner, w: { type: EntityName; ids: string[]; tag: string; fieldOf: (i: number) => string }): Promise<BulkResult> {
+    const { type, ids, fieldOf } = w;
+    const rawTag = w.tag;
     const tag = normalizeTag(rawTag);
     const missing = await this.missingEntities(owner.dataNamespace, type, ids);
     if (missing.size) {

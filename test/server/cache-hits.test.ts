@@ -23,7 +23,8 @@ async function freshOrg(milli = 1_000_000): Promise<{ org: string; secret: strin
 const day = () => new Date().toISOString().slice(0, 10);
 
 /** Calls and checks the money property: the pool moved by exactly what meta says was charged. */
-async function paidCall(harness: Harness, o: string, key: string, method: string, path: string, body?: unknown): Promise<Res> {
+async function paidCall(harness: Harness, call: { org: string; key: string; method: string; path: string; body?: unknown }): Promise<Res> {
+  const { org: o, key, method, path, body } = call;
   const before = await harness.running.services.credits.balance(o);
   const res = await harness.call(method, path, { secret: key, body });
   assert.is(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
@@ -44,11 +45,11 @@ t('the same list page again is free and says so; its rows still count toward the
   const { org, secret: k, keyId } = await freshOrg();
   const path = '/v1/companies?states=TX,CA,NY&sort_by=company_name';
   const rows0 = await h.running.services.credits.dailyRows(org, keyId, day());
-  const first = await paidCall(h, org, k, 'GET', path);
+  const first = await paidCall(h, { org, key: k, method: 'GET', path });
   assert.ok(first.body.meta.returned > 0);
   assert.ok(first.body.meta.credits_charged > 0);
   assert.is(first.body.meta.cache_hit, false);
-  const again = await paidCall(h, org, k, 'GET', path);
+  const again = await paidCall(h, { org, key: k, method: 'GET', path });
   assert.is(again.body.meta.cache_hit, true);
   assert.is(again.body.meta.credits_charged, 0);
   assert.equal(again.body.data.map((r: { id: string }) => r.id), first.body.data.map((r: { id: string }) => r.id));
@@ -60,16 +61,16 @@ t('the same list page again is free and says so; its rows still count toward the
 t('another page, another tier or another organization is a new delivery and is charged', async () => {
   const { org, secret } = await freshOrg();
   const base = '/v1/companies?states=TX,CA,NY&page_size=1';
-  await paidCall(h, org, secret, 'GET', `${base}&page=0`);
-  const next = await paidCall(h, org, secret, 'GET', `${base}&page=1`);
+  await paidCall(h, { org, key: secret, method: 'GET', path: `${base}&page=0` });
+  const next = await paidCall(h, { org, key: secret, method: 'GET', path: `${base}&page=1` });
   assert.is(next.body.meta.cache_hit, false);
   assert.is(next.body.meta.credits_charged, 0.25);
-  const full = await paidCall(h, org, secret, 'GET', `${base}&page=0&mode=full`);
+  const full = await paidCall(h, { org, key: secret, method: 'GET', path: `${base}&page=0&mode=full` });
   assert.is(full.body.meta.response_tier, 'advanced');
   assert.is(full.body.meta.cache_hit, false, 'paid at basic is not paid at advanced');
   assert.is(full.body.meta.credits_charged, 1);
   const { org: other, secret: otherKey } = await freshOrg();
-  const theirs = await paidCall(h, other, otherKey, 'GET', `${base}&page=0`);
+  const theirs = await paidCall(h, { org: other, key: otherKey, method: 'GET', path: `${base}&page=0` });
   assert.is(theirs.body.meta.cache_hit, false, 'a receipt never crosses organizations');
   assert.is(theirs.body.meta.credits_charged, 0.25);
 });
@@ -77,10 +78,10 @@ t('another page, another tier or another organization is a new delivery and is c
 t('a page reached by its cursor is the same delivery as the page by number', async () => {
   const { org, secret } = await freshOrg();
   const base = '/v1/companies?states=TX,CA,NY&page_size=1&sort_by=company_name&sort_dir=desc';
-  const p0 = await paidCall(h, org, secret, 'GET', base);
-  const byNumber = await paidCall(h, org, secret, 'GET', `${base}&page=1`);
+  const p0 = await paidCall(h, { org, key: secret, method: 'GET', path: base });
+  const byNumber = await paidCall(h, { org, key: secret, method: 'GET', path: `${base}&page=1` });
   assert.is(byNumber.body.meta.cache_hit, false);
-  const byCursor = await paidCall(h, org, secret, 'GET', `${base}&cursor=${p0.body.meta.next_cursor}`);
+  const byCursor = await paidCall(h, { org, key: secret, method: 'GET', path: `${base}&cursor=${p0.body.meta.next_cursor}` });
   assert.is(byCursor.body.meta.cache_hit, true);
   const ids = (r: Res) => r.body.data.map((x: { id: string }) => x.id);
   assert.equal(ids(byCursor), ids(byNumber));
@@ -95,29 +96,29 @@ t('detail, lookup and batch reads repeat for free', async () => {
     ['POST', '/v1/companies/batch', { ids: ['c1', 'c2', 'nope'] }],
     ['POST', '/v1/personnel/batch', { company_eins: ['987654321'], lead_type: 'company' }], // p4 (p1 was just paid for)
   ] as const) {
-    const first = await paidCall(h, org, secret, method, path, body);
-    const again = await paidCall(h, org, secret, method, path, body);
+    const first = await paidCall(h, { org, key: secret, method, path, body });
+    const again = await paidCall(h, { org, key: secret, method, path, body });
     assert.ok(first.body.meta.credits_charged > 0, `${path} is paid the first time`);
     assert.is(again.body.meta.cache_hit, true, path);
     assert.is(again.body.meta.credits_charged, 0, path);
   }
   // A batch delivering other rows (c2 alone; it was paid only as part of c1+c2) is another delivery.
-  const fewer = await paidCall(h, org, secret, 'POST', '/v1/companies/batch', { ids: ['c2'] });
+  const fewer = await paidCall(h, { org, key: secret, method: 'POST', path: '/v1/companies/batch', body: { ids: ['c2'] } });
   assert.is(fewer.body.meta.cache_hit, false);
 });
 
 t('a reload of the data is a new delivery', async () => {
   const { org, secret } = await freshOrg();
   const path = '/v1/companies/c2';
-  await paidCall(h, org, secret, 'GET', path);
-  assert.is((await paidCall(h, org, secret, 'GET', path)).body.meta.cache_hit, true);
+  await paidCall(h, { org, key: secret, method: 'GET', path });
+  assert.is((await paidCall(h, { org, key: secret, method: 'GET', path })).body.meta.cache_hit, true);
   const copy = await copyFixtures();
   try {
     await ingestFile(h.config, 'companies', copy.files.companies, { progress: null });
   } finally {
     await copy.cleanup();
   }
-  const after = await paidCall(h, org, secret, 'GET', path);
+  const after = await paidCall(h, { org, key: secret, method: 'GET', path });
   assert.is(after.body.meta.cache_hit, false);
   assert.is(after.body.meta.credits_charged, 0.25);
 });
@@ -137,7 +138,7 @@ t('a cache hit that would pass the daily cap is refused (429) and charges nothin
     const { org } = await freshOrg();
     const k = (await capped.key({ org })).secret;
     const path = '/v1/companies?states=TX,NY&sort_by=company_name';
-    const first = await paidCall(capped, org, k, 'GET', path);
+    const first = await paidCall(capped, { org, key: k, method: 'GET', path });
     assert.is(first.body.meta.returned, 2);
     const before = await balance(org);
     assertError(await capped.call('GET', path, { secret: k }), 429, 'DAILY_CAP_EXCEEDED');
@@ -154,11 +155,11 @@ t('receipts expire: after the TTL the same rows are charged again; TTL 0 turns c
     const { org: o, secret: k } = await freshOrg();
     // (That a receipt holds within its TTL is shown above with the default 600 s; asserting it
     // here would race a 1 s clock on a shared machine.)
-    assert.is((await paidCall(short, o, k, 'GET', '/v1/brokers/b1')).body.meta.cache_hit, false);
+    assert.is((await paidCall(short, { org: o, key: k, method: 'GET', path: '/v1/brokers/b1' })).body.meta.cache_hit, false);
     await new Promise((r) => setTimeout(r, 1_100));
-    assert.is((await paidCall(short, o, k, 'GET', '/v1/brokers/b1')).body.meta.cache_hit, false);
+    assert.is((await paidCall(short, { org: o, key: k, method: 'GET', path: '/v1/brokers/b1' })).body.meta.cache_hit, false);
     for (let i = 0; i < 2; i++) {
-      const res = await paidCall(off, o, k, 'GET', '/v1/companies/c1');
+      const res = await paidCall(off, { org: o, key: k, method: 'GET', path: '/v1/companies/c1' });
       assert.is(res.body.meta.cache_hit, false);
       assert.is(res.body.meta.credits_charged, 0.25);
     }

@@ -62,7 +62,7 @@ test('over HTTP: the page after the threshold is 429 CRAWL_DETECTED with Retry-A
     assert.is(before, 10_000 - 250);
     // Page 1 has a row: its crawl step and its debit are one script, and the debit does not happen.
     const refused = await get('/v1/companies?page_size=1&page=1');
-    assertError(refused, 429, 'CRAWL_DETECTED', 'page', 'sequential_page_walking');
+    assertError(refused, 429, 'CRAWL_DETECTED', { field: 'page', issue: 'sequential_page_walking' });
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
     assert.is(await h.running.services.credits.balance(org), before);
     assert.is((await h.running.services.credits.usage(org, key.id)).queries, 1);

@@ -96,9 +96,9 @@ t.after(async () => {
 });
 
 t('without CRM context: crm_status filter is 403 naming crm_status; rows carry crm_status []', async () => {
-  assertError(await get('/v1/companies?crm_status=in_hubspot'), 403, 'FORBIDDEN', 'crm_status', 'crm_context_required');
-  assertError(await get('/v1/companies?crm_status=in_sharepoint'), 400, 'VALIDATION_ERROR', 'crm_status', 'invalid_value');
-  assertError(await get('/v1/companies?crm_status='), 400, 'VALIDATION_ERROR', 'crm_status', 'missing_value');
+  assertError(await get('/v1/companies?crm_status=in_hubspot'), 403, 'FORBIDDEN', { field: 'crm_status', issue: 'crm_context_required' });
+  assertError(await get('/v1/companies?crm_status=in_sharepoint'), 400, 'VALIDATION_ERROR', { field: 'crm_status', issue: 'invalid_value' });
+  assertError(await get('/v1/companies?crm_status='), 400, 'VALIDATION_ERROR', { field: 'crm_status', issue: 'missing_value' });
   const res = await get('/v1/personnel?lead_type=company&page_size=5');
   assert.is(res.status, 200);
   for (const r of res.body.data) assert.equal(r.crm_status, []);
@@ -113,7 +113,7 @@ t('crm import: bad files import nothing and exit 1; good files report what they 
   const wrongCrm = await bintel('crm', 'import', '--org', org, '--crm', 'pipedrive', join(dir, 'hubspot.csv'));
   assert.is.not(wrongCrm.code, 0);
   assert.match(wrongCrm.err, /hubspot, salesforce/);
-  assertError(await get('/v1/companies?crm_status=in_hubspot'), 403, 'FORBIDDEN', 'crm_status');
+  assertError(await get('/v1/companies?crm_status=in_hubspot'), 403, 'FORBIDDEN', { field: 'crm_status' });
 
   const hs = await bintel('crm', 'import', '--org', org, '--crm', 'hubspot', join(dir, 'hubspot.csv'), '--json');
   assert.is(hs.code, 0, hs.err);
@@ -171,7 +171,7 @@ t('personnel: crm_status per row follows the employer; filter, detail and batch 
 });
 
 t('another organization sees none of it', async () => {
-  assertError(await get('/v1/companies?crm_status=in_hubspot', otherSecret), 403, 'FORBIDDEN', 'crm_status');
+  assertError(await get('/v1/companies?crm_status=in_hubspot', otherSecret), 403, 'FORBIDDEN', { field: 'crm_status' });
   const res = await get('/v1/personnel?lead_type=company&eb[company_ein]=true&page_size=200', otherSecret);
   assert.is(res.status, 200);
   assert.ok(res.body.data.length > 0);
@@ -188,7 +188,7 @@ t('crm remove: the list stops matching at once; with none left the filter is 403
   const again = await bintel('crm', 'remove', '--org', org, '--crm', 'hubspot');
   assert.is(again.code, 1);
   assert.is((await bintel('crm', 'remove', '--org', org, '--crm', 'salesforce')).code, 0);
-  assertError(await get('/v1/companies?crm_status=not_in_crm'), 403, 'FORBIDDEN', 'crm_status');
+  assertError(await get('/v1/companies?crm_status=not_in_crm'), 403, 'FORBIDDEN', { field: 'crm_status' });
 });
 
 t.run();

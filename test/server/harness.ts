@@ -70,7 +70,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
 export type Res = { status: number; body: any; headers: Headers };
 
 /** An error envelope with its status and code, request id, zero charge, and (optionally) the field and issue named. */
-export function assertError(res: Res, status: number, code: string, field?: string, issue?: string): void {
+export function assertError(res: Res, status: number, code: string, detail: { field?: string; issue?: string } = {}): void {
+  const { field, issue } = detail;
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
   const e = res.body?.error;
   if (res.body?.ok !== false || e?.code !== code) throw new Error(`expected error ${code}: ${JSON.stringify(res.body)}`);

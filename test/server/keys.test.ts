@@ -35,13 +35,13 @@ t('health needs no key and reports both backends', async () => {
 });
 
 t('unknown /v1 paths are 404 in the envelope, with or without a key', async () => {
-  assertError(await a.call('GET', '/v1/nope'), 404, 'NOT_FOUND', 'path');
+  assertError(await a.call('GET', '/v1/nope'), 404, 'NOT_FOUND', { field: 'path' });
   const { secret } = await a.key({ org });
-  assertError(await a.call('GET', '/v1/companiez/x', { secret }), 404, 'NOT_FOUND', 'path');
+  assertError(await a.call('GET', '/v1/companiez/x', { secret }), 404, 'NOT_FOUND', { field: 'path' });
 });
 
 t('401 for missing, malformed and unknown credentials', async () => {
-  assertError(await a.call('GET', '/v1/whoami'), 401, 'UNAUTHORIZED', 'authorization');
+  assertError(await a.call('GET', '/v1/whoami'), 401, 'UNAUTHORIZED', { field: 'authorization' });
   assertError(await a.call('GET', '/v1/whoami', { headers: { authorization: 'Basic abc' } }), 401, 'UNAUTHORIZED');
   assertError(await a.call('GET', '/v1/whoami', { secret: 'bk_live_short' }), 401, 'UNAUTHORIZED');
   assertError(await a.call('GET', '/v1/whoami', { secret: `bk_live_${'A'.repeat(40)}` }), 401, 'UNAUTHORIZED');
@@ -74,19 +74,19 @@ t('child keys: root only, data-read scopes the parent holds, tier templates copi
   assert.equal(child.field_tiers, root.key.field_tiers);
   assert.equal(child.entity_field_tiers, root.key.entity_field_tiers);
 
-  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['keys:write'] } }), 400, 'VALIDATION_ERROR', 'scopes');
-  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:brokers'] } }), 403, 'FORBIDDEN', 'scopes');
-  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'], nmae: 'typo' } }), 400, 'VALIDATION_ERROR', 'nmae');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['keys:write'] } }), 400, 'VALIDATION_ERROR', { field: 'scopes' });
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:brokers'] } }), 403, 'FORBIDDEN', { field: 'scopes' });
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'], nmae: 'typo' } }), 400, 'VALIDATION_ERROR', { field: 'nmae' });
   const unknownField = await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'], nmae: 'typo' } });
   assert.is(unknownField.body.error.details[0].issue, 'unknown_field');
-  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: {} }), 400, 'VALIDATION_ERROR', 'scopes');
-  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, raw: '{"scopes": [' }), 400, 'VALIDATION_ERROR', 'body');
-  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: 'read:companies' } }), 400, 'VALIDATION_ERROR', 'scopes');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: {} }), 400, 'VALIDATION_ERROR', { field: 'scopes' });
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, raw: '{"scopes": [' }), 400, 'VALIDATION_ERROR', { field: 'body' });
+  assertError(await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: 'read:companies' } }), 400, 'VALIDATION_ERROR', { field: 'scopes' });
   // A child cannot create keys, even with the scope list of its parent.
   assertError(await a.call('POST', '/v1/api-keys', { secret: child.secret, body: { scopes: ['read:companies'] } }), 403, 'FORBIDDEN');
 
   const basicRoot = await a.key({ org, field_tier: 'basic', scopes: ['read:companies', 'keys:write'] });
-  assertError(await a.call('POST', '/v1/api-keys', { secret: basicRoot.secret, body: { scopes: ['read:companies'], field_tier: 'advanced' } }), 403, 'FORBIDDEN', 'field_tier');
+  assertError(await a.call('POST', '/v1/api-keys', { secret: basicRoot.secret, body: { scopes: ['read:companies'], field_tier: 'advanced' } }), 403, 'FORBIDDEN', { field: 'field_tier' });
 
   const list = await a.call('GET', '/v1/api-keys', { secret: root.secret });
   assert.is(list.status, 200);
@@ -115,14 +115,14 @@ t('a basic child of an advanced root is basic for every resource, with the templ
 
 t('missing scope is 403 FORBIDDEN', async () => {
   const { secret } = await a.key({ org, scopes: ['read:companies'] });
-  assertError(await a.call('GET', '/v1/api-keys', { secret }), 403, 'FORBIDDEN', 'authorization');
+  assertError(await a.call('GET', '/v1/api-keys', { secret }), 403, 'FORBIDDEN', { field: 'authorization' });
   assertError(await a.call('GET', '/v1/credits', { secret }), 403, 'FORBIDDEN');
 });
 
 t('keys of another organization are invisible (404), never managed', async () => {
   const mine = await a.key({ org });
   const theirs = await a.key({ org: `${org}-other` });
-  assertError(await a.call('DELETE', `/v1/api-keys/${theirs.key.id}`, { secret: mine.secret }), 404, 'NOT_FOUND', 'key_id');
+  assertError(await a.call('DELETE', `/v1/api-keys/${theirs.key.id}`, { secret: mine.secret }), 404, 'NOT_FOUND', { field: 'key_id' });
   const still = await a.call('GET', '/v1/whoami', { secret: theirs.secret });
   assert.is(still.status, 200);
 });

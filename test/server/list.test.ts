@@ -67,7 +67,7 @@ t('dmas: names holding a comma ("Rochester, NY") filter as one market; bounds on
   assert.ok(res.body.data.length > 0);
   for (const r of res.body.data) assert.ok(wanted.includes(r.dma), r.dma);
   assert.ok(res.body.data.some((r: Row) => r.dma.includes(',')), 'some rows are in a comma-named market');
-  assertError(await get(`/v1/companies?dmas=${encodeURIComponent('Columbus, Nowhere')}`), 400, 'VALIDATION_ERROR', 'dmas', 'invalid_value');
+  assertError(await get(`/v1/companies?dmas=${encodeURIComponent('Columbus, Nowhere')}`), 400, 'VALIDATION_ERROR', { field: 'dmas', issue: 'invalid_value' });
   const tight = await get('/v1/companies?cf[total_number_of_employees]=gte:5,gte:1,gt:20,lt:900,lte:2000&page_size=500&fields=total_number_of_employees');
   assert.is(tight.status, 200, JSON.stringify(tight.body));
   assert.ok(tight.body.data.length > 0);
@@ -107,11 +107,11 @@ t('next_cursor walks the same rows as pages (past the window too); bad, foreign 
   }
   assert.equal(walked.map((r) => r.id), big.map((r) => r.id).slice(0, walked.length));
   assert.ok(walked.length >= 200);
-  assertError(await get(`${base}&cursor=garbage`), 400, 'VALIDATION_ERROR', 'cursor', 'invalid_cursor');
-  assertError(await get(`/v1/companies?states=CA&sort_by=company_name&fields=company_name&page_size=20&cursor=${cursor}`), 400, 'VALIDATION_ERROR', 'cursor', 'cursor_filter_mismatch');
+  assertError(await get(`${base}&cursor=garbage`), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'invalid_cursor' });
+  assertError(await get(`/v1/companies?states=CA&sort_by=company_name&fields=company_name&page_size=20&cursor=${cursor}`), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'cursor_filter_mismatch' });
   const { reindexResource } = await import('../../ingest/run.ts');
   await reindexResource(h.config, 'companies', { progress: null });
-  assertError(await get(`${base}&cursor=${cursor}`), 400, 'VALIDATION_ERROR', 'cursor', 'stale_cursor');
+  assertError(await get(`${base}&cursor=${cursor}`), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'stale_cursor' });
 });
 
 t('large totals: the first call says count_pending (no total_count), later calls get the exact count', async () => {
@@ -158,14 +158,14 @@ t('credits: charged = rows × price at the response tier; balance after = before
 });
 
 t('personnel: lead_type required, and a company contact never appears under lead_type=broker', async () => {
-  assertError(await get('/v1/personnel'), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
+  assertError(await get('/v1/personnel'), 400, 'VALIDATION_ERROR', { field: 'lead_type', issue: 'missing_required' });
   for (const side of ['company', 'broker']) {
     const res = await get(`/v1/personnel?lead_type=${side}&page_size=25`);
     assert.ok(res.body.data.length > 0);
     for (const r of res.body.data) assert.is(r.lead_type, side);
   }
-  assertError(await get('/v1/personnel?lead_type=company&cf[email]=x@y.com'), 400, 'VALIDATION_ERROR', 'cf[email]');
-  assertError(await get('/v1/personnel?lead_type=company&cf[linkedin]=x'), 400, 'VALIDATION_ERROR', 'cf[linkedin]');
+  assertError(await get('/v1/personnel?lead_type=company&cf[email]=x@y.com'), 400, 'VALIDATION_ERROR', { field: 'cf[email]' });
+  assertError(await get('/v1/personnel?lead_type=company&cf[linkedin]=x'), 400, 'VALIDATION_ERROR', { field: 'cf[linkedin]' });
 });
 
 t('reverse lookup by exact email: one match, or an empty list (not 404)', async () => {
@@ -181,26 +181,26 @@ t('reverse lookup by exact email: one match, or an empty list (not 404)', async 
 
 t('parameter errors name the field; tier errors are 403; limits hold', async () => {
   const bad = await get('/v1/companies?sort_by=ein');
-  assertError(bad, 400, 'VALIDATION_ERROR', 'sort_by', 'invalid_value');
+  assertError(bad, 400, 'VALIDATION_ERROR', { field: 'sort_by', issue: 'invalid_value' });
   assert.ok(bad.body.error.details[0].expected.includes('company_name'));
-  assertError(await get('/v1/companies?sort_by=total_premiums', basic), 403, 'FORBIDDEN', 'sort_by');
-  assertError(await get('/v1/companies?cf[participants]=gte:5&states=TX', basic), 403, 'FORBIDDEN', 'cf[participants]');
-  assertError(await get('/v1/companies?states=Texas'), 400, 'VALIDATION_ERROR', 'states', 'invalid_state');
-  assertError(await get('/v1/companies?page_size=501&states=TX'), 400, 'VALIDATION_ERROR', 'page_size');
-  assertError(await get('/v1/companies?page_size=26'), 400, 'FILTER_REQUIRED', 'page_size');
-  assertError(await get('/v1/companies?page_size=101&states=TX', test), 400, 'VALIDATION_ERROR', 'page_size');
-  assertError(await get('/v1/companies?cf[company_name]='), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'missing_value');
-  assertError(await get('/v1/companies?eb[website]=false'), 400, 'VALIDATION_ERROR', 'eb[website]');
-  assertError(await get('/v1/companies?cf[nope]=1'), 400, 'VALIDATION_ERROR', 'cf[nope]');
-  assertError(await get('/v1/companies?colour=red'), 400, 'VALIDATION_ERROR', 'colour', 'unknown_field');
-  assertError(await get('/v1/companies?signals=not_a_signal'), 400, 'VALIDATION_ERROR', 'signals');
+  assertError(await get('/v1/companies?sort_by=total_premiums', basic), 403, 'FORBIDDEN', { field: 'sort_by' });
+  assertError(await get('/v1/companies?cf[participants]=gte:5&states=TX', basic), 403, 'FORBIDDEN', { field: 'cf[participants]' });
+  assertError(await get('/v1/companies?states=Texas'), 400, 'VALIDATION_ERROR', { field: 'states', issue: 'invalid_state' });
+  assertError(await get('/v1/companies?page_size=501&states=TX'), 400, 'VALIDATION_ERROR', { field: 'page_size' });
+  assertError(await get('/v1/companies?page_size=26'), 400, 'FILTER_REQUIRED', { field: 'page_size' });
+  assertError(await get('/v1/companies?page_size=101&states=TX', test), 400, 'VALIDATION_ERROR', { field: 'page_size' });
+  assertError(await get('/v1/companies?cf[company_name]='), 400, 'VALIDATION_ERROR', { field: 'cf[company_name]', issue: 'missing_value' });
+  assertError(await get('/v1/companies?eb[website]=false'), 400, 'VALIDATION_ERROR', { field: 'eb[website]' });
+  assertError(await get('/v1/companies?cf[nope]=1'), 400, 'VALIDATION_ERROR', { field: 'cf[nope]' });
+  assertError(await get('/v1/companies?colour=red'), 400, 'VALIDATION_ERROR', { field: 'colour', issue: 'unknown_field' });
+  assertError(await get('/v1/companies?signals=not_a_signal'), 400, 'VALIDATION_ERROR', { field: 'signals' });
   // Contains-matches are bounded (a 3,000-character one made Elasticsearch refuse the automaton: a 500).
-  assertError(await get(`/v1/companies?cf[company_name]=${'a'.repeat(3000)}`), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'too_long');
-  assertError(await get(`/v1/companies?broker_office=${'a'.repeat(201)}`), 400, 'VALIDATION_ERROR', 'broker_office', 'too_long');
-  assertError(await get(`/v1/companies?search=${'a'.repeat(501)}`), 400, 'VALIDATION_ERROR', 'search', 'too_long');
+  assertError(await get(`/v1/companies?cf[company_name]=${'a'.repeat(3000)}`), 400, 'VALIDATION_ERROR', { field: 'cf[company_name]', issue: 'too_long' });
+  assertError(await get(`/v1/companies?broker_office=${'a'.repeat(201)}`), 400, 'VALIDATION_ERROR', { field: 'broker_office', issue: 'too_long' });
+  assertError(await get(`/v1/companies?search=${'a'.repeat(501)}`), 400, 'VALIDATION_ERROR', { field: 'search', issue: 'too_long' });
   const many = (n: number) => Array.from({ length: n }, (_, i) => `x${i}`).join(',');
-  assertError(await get(`/v1/companies?broker=${many(51)}`), 400, 'VALIDATION_ERROR', 'broker', 'too_many_values');
-  assertError(await get(`/v1/companies?cf[company_name]=${many(51)}`), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'too_many_values');
+  assertError(await get(`/v1/companies?broker=${many(51)}`), 400, 'VALIDATION_ERROR', { field: 'broker', issue: 'too_many_values' });
+  assertError(await get(`/v1/companies?cf[company_name]=${many(51)}`), 400, 'VALIDATION_ERROR', { field: 'cf[company_name]', issue: 'too_many_values' });
   assert.is((await get(`/v1/companies?broker=${many(50)}`)).status, 200);
   // Past Node's 16 KB request head, still the envelope (431), not a bare status line.
   const huge = await get(`/v1/companies?cf[participants]=${many(3000)}`);
@@ -251,10 +251,10 @@ t('resource filters: every row honours them; industries expand across the NAICS 
   const offices = await rows(`/v1/broker-offices?broker_ids=${brokers.map((b) => b.id).join(',')}&page_size=500&fields=broker_id`);
   assert.ok(offices.length >= 2);
   for (const o of offices) assert.ok(brokers.some((b) => b.id === o.broker_id));
-  assertError(await get('/v1/companies?industries=Nope'), 400, 'VALIDATION_ERROR', 'industries', 'invalid_value');
-  assertError(await get('/v1/companies?funding_status=self'), 400, 'VALIDATION_ERROR', 'funding_status', 'invalid_value');
-  assertError(await get('/v1/personnel?lead_type=company&job_function=HRX'), 400, 'VALIDATION_ERROR', 'job_function', 'invalid_value');
-  assertError(await get('/v1/personnel?lead_type=company&has_phone=true', basic), 403, 'FORBIDDEN', 'has_phone', 'advanced_filter');
+  assertError(await get('/v1/companies?industries=Nope'), 400, 'VALIDATION_ERROR', { field: 'industries', issue: 'invalid_value' });
+  assertError(await get('/v1/companies?funding_status=self'), 400, 'VALIDATION_ERROR', { field: 'funding_status', issue: 'invalid_value' });
+  assertError(await get('/v1/personnel?lead_type=company&job_function=HRX'), 400, 'VALIDATION_ERROR', { field: 'job_function', issue: 'invalid_value' });
+  assertError(await get('/v1/personnel?lead_type=company&has_phone=true', basic), 403, 'FORBIDDEN', { field: 'has_phone', issue: 'advanced_filter' });
 });
 
 t('filing_year: a common parameter on every resource (personnel by the employer filing; brokers and offices only latest)', async () => {
@@ -271,9 +271,9 @@ t('filing_year: a common parameter on every resource (personnel by the employer 
   for (const e of employers.hits.hits) assert.is((e._source as Row).filing_year, year);
   for (const r of ['brokers', 'broker-offices']) {
     assert.is((await get(`/v1/${r}?filing_year=latest`)).status, 200);
-    assertError(await get(`/v1/${r}?filing_year=${year}`), 400, 'VALIDATION_ERROR', 'filing_year', 'year_not_available');
+    assertError(await get(`/v1/${r}?filing_year=${year}`), 400, 'VALIDATION_ERROR', { field: 'filing_year', issue: 'year_not_available' });
   }
-  assertError(await get('/v1/companies?filing_year=last'), 400, 'VALIDATION_ERROR', 'filing_year', 'invalid_value');
+  assertError(await get('/v1/companies?filing_year=last'), 400, 'VALIDATION_ERROR', { field: 'filing_year', issue: 'invalid_value' });
   // filing_year is an advanced field: a basic key may only say latest (the default).
   assert.is((await get('/v1/companies?filing_year=latest', basic)).status, 200);
   assertError(await get(`/v1/companies?filing_year=${year}`, basic), 403, 'FORBIDDEN');
@@ -288,7 +288,7 @@ t('explain=true: internal tokens get the Elasticsearch request that served the c
   assert.match(index, /-companies$/);
   const direct = await h.running.services.es.search({ index, ...body });
   assert.equal(direct.hits.hits.slice(0, 3).map((x) => x._id), res.body.data.map((r: Row) => r.id));
-  assertError(await get('/v1/companies?states=TX&explain=true'), 403, 'FORBIDDEN', 'explain');
+  assertError(await get('/v1/companies?states=TX&explain=true'), 403, 'FORBIDDEN', { field: 'explain' });
 });
 
 t('format=flat: the same columns in a stable order, every value a string', async () => {
@@ -301,14 +301,14 @@ t('format=flat: the same columns in a stable order, every value a string', async
 });
 
 t('out-of-range numbers, malformed cf[/eb[ names and non-filters are refused; HEAD and repeated signals cost nothing extra', async () => {
-  assertError(await get('/v1/companies?cf[total_number_of_employees]=gte:2147483648'), 400, 'VALIDATION_ERROR', 'cf[total_number_of_employees]', 'out_of_range');
-  assertError(await get('/v1/companies?cf[total_premiums]=lt:-99999999999999999999999'), 400, 'VALIDATION_ERROR', 'cf[total_premiums]', 'out_of_range');
+  assertError(await get('/v1/companies?cf[total_number_of_employees]=gte:2147483648'), 400, 'VALIDATION_ERROR', { field: 'cf[total_number_of_employees]', issue: 'out_of_range' });
+  assertError(await get('/v1/companies?cf[total_premiums]=lt:-99999999999999999999999'), 400, 'VALIDATION_ERROR', { field: 'cf[total_premiums]', issue: 'out_of_range' });
   assert.is((await get('/v1/companies?cf[total_number_of_employees]=lte:2147483647&count_only=true')).status, 200);
-  assertError(await get('/v1/companies?cf[company_name=health&page_size=100'), 400, 'VALIDATION_ERROR', 'cf[company_name', 'unknown_field');
-  assertError(await get('/v1/companies?eb[website=true'), 400, 'VALIDATION_ERROR', 'eb[website', 'unknown_field');
+  assertError(await get('/v1/companies?cf[company_name=health&page_size=100'), 400, 'VALIDATION_ERROR', { field: 'cf[company_name', issue: 'unknown_field' });
+  assertError(await get('/v1/companies?eb[website=true'), 400, 'VALIDATION_ERROR', { field: 'eb[website', issue: 'unknown_field' });
   // Parameters that narrow nothing are not business filters.
-  assertError(await get('/v1/companies?page_size=26&filing_year=latest'), 400, 'FILTER_REQUIRED', 'page_size');
-  assertError(await get('/v1/personnel?lead_type=company&page_size=26&person_geo_mode=dma'), 400, 'FILTER_REQUIRED', 'page_size');
+  assertError(await get('/v1/companies?page_size=26&filing_year=latest'), 400, 'FILTER_REQUIRED', { field: 'page_size' });
+  assertError(await get('/v1/personnel?lead_type=company&page_size=26&person_geo_mode=dma'), 400, 'FILTER_REQUIRED', { field: 'page_size' });
   assert.is((await get('/v1/personnel?lead_type=company&page_size=26&person_states=TX')).status, 200);
   // HEAD runs the GET (same status) but delivers no rows: nothing charged.
   const before = await h.running.services.credits.balance(org);
@@ -340,7 +340,7 @@ t('an empty page past the end still carries the exact total; company_eins and cf
   const dashed = await get(`/v1/personnel?lead_type=company&company_eins=${ein.slice(0, 2)}-${ein.slice(2)}&fields=company_ein`);
   assert.ok(dashed.body.data.length > 0);
   for (const r of dashed.body.data) assert.is(r.company_ein, ein);
-  assertError(await get('/v1/personnel?lead_type=company&company_eins=12-34'), 400, 'VALIDATION_ERROR', 'company_eins', 'invalid_format');
+  assertError(await get('/v1/personnel?lead_type=company&company_eins=12-34'), 400, 'VALIDATION_ERROR', { field: 'company_eins', issue: 'invalid_format' });
   const office = (await get('/v1/broker-offices?page_size=1&fields=office_name')).body.data[0].office_name as string;
   const part = office.slice(0, 6).toLowerCase();
   const alias = await get(`/v1/broker-offices?cf[broker_office_name]=${encodeURIComponent(part)}&fields=office_name`);
@@ -378,9 +378,9 @@ t('personnel fields may name crm_status and tags; empty person_ geography is 400
   for (const r of res.body.data) assert.equal(r.crm_status, []);
   const detail = await get(`/v1/personnel/${some[0].id}?lead_type=company&fields=tags`);
   assert.equal(detail.body.data.tags, ['decision maker']);
-  assertError(await get('/v1/personnel?lead_type=company&fields=nope'), 400, 'VALIDATION_ERROR', 'fields.nope', 'unknown_field');
+  assertError(await get('/v1/personnel?lead_type=company&fields=nope'), 400, 'VALIDATION_ERROR', { field: 'fields.nope', issue: 'unknown_field' });
   for (const qs of ['person_states=', 'person_states=,,', 'person_dmas=%20']) {
-    assertError(await get(`/v1/personnel?lead_type=company&${qs}`), 400, 'VALIDATION_ERROR', qs.split('=')[0], 'missing_value');
+    assertError(await get(`/v1/personnel?lead_type=company&${qs}`), 400, 'VALIDATION_ERROR', { field: qs.split('=')[0], issue: 'missing_value' });
   }
   // Cursors are signed: an edited position, page or index is refused (an edited position was a
   // 500, an edited page walked past crawl detection).
@@ -389,9 +389,9 @@ t('personnel fields may name crm_status and tags; empty person_ geography is 400
   const cursor = JSON.parse(Buffer.from(body, 'base64url').toString());
   for (const edit of [{ a: [] }, { a: ['x', 1, 2] }, { p: 7 }, { g: cursor.g.replace(/-companies-/, '-sandbox-companies-') }]) {
     const forged = `${Buffer.from(JSON.stringify({ ...cursor, ...edit })).toString('base64url')}.${signature}`;
-    assertError(await get(`/v1/companies?states=TX&page_size=2&cursor=${forged}`), 400, 'VALIDATION_ERROR', 'cursor', 'invalid_cursor');
+    assertError(await get(`/v1/companies?states=TX&page_size=2&cursor=${forged}`), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'invalid_cursor' });
   }
-  assertError(await get(`/v1/companies?states=TX&page_size=2&cursor=${body}`), 400, 'VALIDATION_ERROR', 'cursor', 'invalid_cursor');
+  assertError(await get(`/v1/companies?states=TX&page_size=2&cursor=${body}`), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'invalid_cursor' });
   assert.is((await get(`/v1/companies?states=TX&page_size=2&cursor=${page.body.meta.next_cursor}`)).body.meta.page, 1);
   const options = await h.call('OPTIONS', '/v1/companies', { secret: adv });
   assert.is(options.status, 200);
@@ -421,9 +421,9 @@ t('labels holding commas, repeated empty values, and lengths counted in characte
   const { industryPath } = await import('../../mappings/industries.ts');
   const rows = (await get(`/v1/companies?industries=${encodeURIComponent('Architectural, Engineering, and Related Services')}&page_size=100&fields=company_industry`)).body.data as Row[];
   for (const r of rows) assert.is(industryPath(r.company_industry)[1], 'Professional, Scientific, and Technical Services');
-  assertError(await get('/v1/companies?primary_broker_office=x&primary_broker_office='), 400, 'VALIDATION_ERROR', 'primary_broker_office', 'missing_value');
+  assertError(await get('/v1/companies?primary_broker_office=x&primary_broker_office='), 400, 'VALIDATION_ERROR', { field: 'primary_broker_office', issue: 'missing_value' });
   assert.is((await get(`/v1/companies?cf[company_name]=${encodeURIComponent('💡'.repeat(200))}&count_only=true`)).status, 200, '200 emoji are 200 characters');
-  assertError(await get(`/v1/companies?cf[company_name]=${encodeURIComponent('💡'.repeat(201))}`), 400, 'VALIDATION_ERROR', 'cf[company_name]', 'too_long');
+  assertError(await get(`/v1/companies?cf[company_name]=${encodeURIComponent('💡'.repeat(201))}`), 400, 'VALIDATION_ERROR', { field: 'cf[company_name]', issue: 'too_long' });
 });
 
 t.run();

@@ -35,13 +35,13 @@ t('company lookup by domain (normalized), EIN (with or without dash) and name (s
     const first = qs.startsWith('domain=');
     assert.equal([res.body.meta.credits_charged, res.body.meta.cache_hit], first ? [0.25, false] : [0, true], qs);
   }
-  assertError(await get('/v1/companies/lookup?domain=nobody.example'), 404, 'NOT_FOUND', 'domain');
+  assertError(await get('/v1/companies/lookup?domain=nobody.example'), 404, 'NOT_FOUND', { field: 'domain' });
   // cf on a name: case beyond ASCII and accents do not matter ("Café Lumière LLC").
   for (const v of ['CAFÉ LUMI', 'lumiere', 'Café Lumière']) {
     const res = await get(`/v1/companies?cf[company_name]=${encodeURIComponent(v)}&fields=company_name`);
     assert.equal(res.body.data.map((r: { id: string }) => r.id), ['c2'], v);
   }
-  assertError(await get('/v1/companies/lookup'), 400, 'VALIDATION_ERROR', 'domain', 'missing_required');
+  assertError(await get('/v1/companies/lookup'), 400, 'VALIDATION_ERROR', { field: 'domain', issue: 'missing_required' });
   assertError(await get('/v1/companies/lookup?domain=acmehealth.com&ein=123456789'), 400, 'VALIDATION_ERROR');
   const dry = await get('/v1/companies/lookup?ein=123456789&dry_run=true&mode=full');
   assert.equal([dry.body.meta.dry_run, dry.body.meta.estimated_credits, dry.body.meta.credits_charged], [true, 1, 0]);
@@ -52,7 +52,7 @@ t('broker lookup: one match, 400 AMBIGUOUS_LOOKUP with suggestions, 404 with nea
   assert.is(one.status, 200);
   assert.is(one.body.data.id, 'b1');
   const amb = await get('/v1/brokers/lookup?name=Smith%20Benefits%20Group');
-  assertError(amb, 400, 'AMBIGUOUS_LOOKUP', 'name', 'ambiguous');
+  assertError(amb, 400, 'AMBIGUOUS_LOOKUP', { field: 'name', issue: 'ambiguous' });
   assert.equal(amb.body.error.details[0].suggestions.map((s: { id: string }) => s.id).sort(), ['b2', 'b3']);
   // Spelled out with its suffix, the name is one broker's.
   for (const [name, id] of [['Smith Benefits Group LLC', 'b2'], ['smith benefits group, inc.', 'b3']]) {
@@ -61,9 +61,9 @@ t('broker lookup: one match, 400 AMBIGUOUS_LOOKUP with suggestions, 404 with nea
     assert.is(res.body.data.id, id);
   }
   const miss = await get('/v1/brokers/lookup?name=Marsh%20McLenan');
-  assertError(miss, 404, 'NOT_FOUND', 'name');
+  assertError(miss, 404, 'NOT_FOUND', { field: 'name' });
   assert.ok(miss.body.error.details[0].suggestions.some((s: { id: string }) => s.id === 'b1'));
-  assertError(await get('/v1/brokers/lookup'), 400, 'VALIDATION_ERROR', 'name', 'missing_required');
+  assertError(await get('/v1/brokers/lookup'), 400, 'VALIDATION_ERROR', { field: 'name', issue: 'missing_required' });
 });
 
 t('company batch: found rows in request order, not_found listed, charged per returned row; limits', async () => {
@@ -72,8 +72,8 @@ t('company batch: found rows in request order, not_found listed, charged per ret
   assert.equal(res.body.data.map((r: { id: string }) => r.id), ['c2', 'c1']);
   assert.equal(res.body.meta.not_found, ['nope']);
   assert.is(res.body.meta.credits_charged, 0.5);
-  assertError(await post('/v1/companies/batch', { ids: Array.from({ length: 101 }, (_, i) => `x${i}`) }), 400, 'VALIDATION_ERROR', 'ids', 'too_many_items');
-  assertError(await post('/v1/companies/batch', { ids: ['c1'], extra: 1 }), 400, 'VALIDATION_ERROR', 'extra', 'unknown_field');
+  assertError(await post('/v1/companies/batch', { ids: Array.from({ length: 101 }, (_, i) => `x${i}`) }), 400, 'VALIDATION_ERROR', { field: 'ids', issue: 'too_many_items' });
+  assertError(await post('/v1/companies/batch', { ids: ['c1'], extra: 1 }), 400, 'VALIDATION_ERROR', { field: 'extra', issue: 'unknown_field' });
 });
 
 t('personnel batch: contacts per EIN (page_size per input), lead_type required and respected', async () => {
@@ -83,15 +83,15 @@ t('personnel batch: contacts per EIN (page_size per input), lead_type required a
   assert.is(res.body.meta.credits_charged, 1);
   const broker = await post('/v1/personnel/batch', { ids: ['p1', 'p2'], lead_type: 'broker' });
   assert.equal(broker.body.data.map((r: { id: string }) => r.id), ['p2']);
-  assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
-  assertError(await post('/v1/personnel/batch', { lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins');
-  assertError(await post('/v1/personnel/batch', { company_eins: Array.from({ length: 51 }, () => '123456789'), lead_type: 'company' }), 400, 'VALIDATION_ERROR', 'company_eins', 'too_many_items');
+  assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', { field: 'lead_type', issue: 'missing_required' });
+  assertError(await post('/v1/personnel/batch', { lead_type: 'company' }), 400, 'VALIDATION_ERROR', { field: 'company_eins' });
+  assertError(await post('/v1/personnel/batch', { company_eins: Array.from({ length: 51 }, () => '123456789'), lead_type: 'company' }), 400, 'VALIDATION_ERROR', { field: 'company_eins', issue: 'too_many_items' });
 });
 
 t('batch paths take POST only: GET is 405 with Allow, not a detail read of the id "batch"', async () => {
   for (const path of ['/v1/companies/batch', '/v1/personnel/batch?lead_type=company']) {
     const res = await get(path);
-    assertError(res, 405, 'METHOD_NOT_ALLOWED', 'method', 'not_allowed');
+    assertError(res, 405, 'METHOD_NOT_ALLOWED', { field: 'method', issue: 'not_allowed' });
     assert.is(res.headers.get('allow'), 'POST', path);
   }
   const lookup = await h.call('POST', '/v1/companies/lookup', { secret, body: {} });
@@ -102,12 +102,12 @@ t('batch paths take POST only: GET is 405 with Allow, not a detail read of the i
   assertError(del, 405, 'METHOD_NOT_ALLOWED');
   assert.is(del.headers.get('allow'), 'POST');
   // Other reserved segments are not record ids either.
-  for (const path of ['/v1/companies/autocomplete', '/v1/brokers/export.csv']) assertError(await get(path), 404, 'NOT_FOUND', 'path', 'unknown_path');
+  for (const path of ['/v1/companies/autocomplete', '/v1/brokers/export.csv']) assertError(await get(path), 404, 'NOT_FOUND', { field: 'path', issue: 'unknown_path' });
 });
 
 t('bodies: not JSON is 415; dry runs answer data in the shape of the real call; personnel batch takes lead_type from the query too', async () => {
   const res = await h.call('POST', '/v1/companies/batch', { secret, raw: 'ids=c1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  assertError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'content-type', 'unsupported_media_type');
+  assertError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', { field: 'content-type', issue: 'unsupported_media_type' });
   const dryLookup = await get('/v1/companies/lookup?ein=123456789&dry_run=true');
   assert.equal([dryLookup.body.data, dryLookup.body.meta.estimated_rows], [{}, 1]);
   const dryBatch = await h.call('POST', '/v1/companies/batch?dry_run=true', { secret, body: { ids: ['c1', 'c2'] } });
@@ -115,8 +115,8 @@ t('bodies: not JSON is 415; dry runs answer data in the shape of the real call; 
   const viaQuery = await h.call('POST', '/v1/personnel/batch?lead_type=company', { secret, body: { company_eins: ['12-3456789'] } });
   assert.is(viaQuery.status, 200, JSON.stringify(viaQuery.body));
   assert.equal(viaQuery.body.data[0].contacts.map((c: { id: string }) => c.id), ['p1']);
-  assertError(await h.call('POST', '/v1/personnel/batch?lead_type=broker', { secret, body: { company_eins: ['123456789'], lead_type: 'company' } }), 400, 'VALIDATION_ERROR', 'lead_type', 'conflicting_values');
-  assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
+  assertError(await h.call('POST', '/v1/personnel/batch?lead_type=broker', { secret, body: { company_eins: ['123456789'], lead_type: 'company' } }), 400, 'VALIDATION_ERROR', { field: 'lead_type', issue: 'conflicting_values' });
+  assertError(await post('/v1/personnel/batch', { company_eins: ['123456789'] }), 400, 'VALIDATION_ERROR', { field: 'lead_type', issue: 'missing_required' });
   // An EIN given twice (with and without the dash) is one input, charged once.
   const once = await post('/v1/personnel/batch', { company_eins: ['987654321'], lead_type: 'company', page_size: 5 });
   const twice = await post('/v1/personnel/batch?dry_run=true', { company_eins: ['98-7654321', '987654321'], lead_type: 'company' });

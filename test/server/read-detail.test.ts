@@ -38,7 +38,7 @@ t.after(async () => {
 });
 
 t('a test key never sees a live row, and reads the sandbox for free', async () => {
-  for (const id of ['c1', 'c2']) assertError(await h.call('GET', `/v1/companies/${id}`, { secret: test }), 404, 'NOT_FOUND', 'id');
+  for (const id of ['c1', 'c2']) assertError(await h.call('GET', `/v1/companies/${id}`, { secret: test }), 404, 'NOT_FOUND', { field: 'id' });
   assertError(await h.call('GET', '/v1/personnel/p1?lead_type=company', { secret: test }), 404, 'NOT_FOUND');
   const before = await balance();
   const res = await h.call('GET', `/v1/companies/${sandboxCompanyId}`, { secret: test });
@@ -78,13 +78,13 @@ t('mode=full and advanced fields: advanced price; a basic key gets 403 naming th
   assert.is(await balance(), before - 1000);
 
   const b0 = await balance();
-  assertError(await h.call('GET', '/v1/companies/c1?mode=full', { secret: basic }), 403, 'FORBIDDEN', 'mode');
-  assertError(await h.call('GET', '/v1/companies/c1?fields=company_name,total_premiums', { secret: basic }), 403, 'FORBIDDEN', 'fields.total_premiums');
-  assertError(await h.call('GET', '/v1/companies/c1?fields=nope', { secret: live }), 400, 'VALIDATION_ERROR', 'fields.nope', 'unknown_field');
-  assertError(await h.call('GET', '/v1/companies/c1?mode=huge', { secret: live }), 400, 'VALIDATION_ERROR', 'mode');
-  assertError(await h.call('GET', '/v1/companies/c1?format=xml', { secret: live }), 400, 'VALIDATION_ERROR', 'format');
-  assertError(await h.call('GET', '/v1/companies/c1?sort=x', { secret: live }), 400, 'VALIDATION_ERROR', 'sort', 'unknown_field');
-  assertError(await h.call('GET', '/v1/companies/nope', { secret: live }), 404, 'NOT_FOUND', 'id');
+  assertError(await h.call('GET', '/v1/companies/c1?mode=full', { secret: basic }), 403, 'FORBIDDEN', { field: 'mode' });
+  assertError(await h.call('GET', '/v1/companies/c1?fields=company_name,total_premiums', { secret: basic }), 403, 'FORBIDDEN', { field: 'fields.total_premiums' });
+  assertError(await h.call('GET', '/v1/companies/c1?fields=nope', { secret: live }), 400, 'VALIDATION_ERROR', { field: 'fields.nope', issue: 'unknown_field' });
+  assertError(await h.call('GET', '/v1/companies/c1?mode=huge', { secret: live }), 400, 'VALIDATION_ERROR', { field: 'mode' });
+  assertError(await h.call('GET', '/v1/companies/c1?format=xml', { secret: live }), 400, 'VALIDATION_ERROR', { field: 'format' });
+  assertError(await h.call('GET', '/v1/companies/c1?sort=x', { secret: live }), 400, 'VALIDATION_ERROR', { field: 'sort', issue: 'unknown_field' });
+  assertError(await h.call('GET', '/v1/companies/nope', { secret: live }), 404, 'NOT_FOUND', { field: 'id' });
   assert.is(await balance(), b0, 'rejected calls charge nothing');
 });
 
@@ -104,8 +104,8 @@ t('fields: id always included, exactly the fields asked; format=flat gives strin
 });
 
 t('personnel: lead_type required and must match the contact; crm_status and tags with mode=full', async () => {
-  assertError(await h.call('GET', '/v1/personnel/p1', { secret: live }), 400, 'VALIDATION_ERROR', 'lead_type', 'missing_required');
-  assertError(await h.call('GET', '/v1/personnel/p1?lead_type=partner', { secret: live }), 400, 'VALIDATION_ERROR', 'lead_type', 'invalid_value');
+  assertError(await h.call('GET', '/v1/personnel/p1', { secret: live }), 400, 'VALIDATION_ERROR', { field: 'lead_type', issue: 'missing_required' });
+  assertError(await h.call('GET', '/v1/personnel/p1?lead_type=partner', { secret: live }), 400, 'VALIDATION_ERROR', { field: 'lead_type', issue: 'invalid_value' });
   assertError(await h.call('GET', '/v1/personnel/p1?lead_type=broker', { secret: live }), 404, 'NOT_FOUND');
   assertError(await h.call('GET', '/v1/personnel/p2?lead_type=company', { secret: live }), 404, 'NOT_FOUND');
   await h.call('POST', '/v1/tags', { secret: live, body: { entity_type: 'personnel', entity_id: 'p1', tag: '#Decision Maker' } });
@@ -134,7 +134,7 @@ t('hundreds of parallel paid reads against a pool that pays for some: exact bala
   assert.is(paid.length + refused.length, 200);
   assert.is(paid.length, 40);
   for (const r of refused) {
-    assertError(r, 402, 'INSUFFICIENT_CREDITS', 'credits');
+    assertError(r, 402, 'INSUFFICIENT_CREDITS', { field: 'credits' });
     assert.is(r.body.data, undefined);
   }
   const charged = paid.reduce((s, r) => s + r.body.meta.credits_charged, 0);

@@ -180,9 +180,9 @@ t('GET /v1/tags/entities by tag or tag_id; GET /v1/{resource}/{id}/tags', async 
   assert.equal(byId, byTag);
   const beta = assertOk(await call('GET', '/v1/tags/entities?tag=beta&entity_type=brokers', alice));
   assert.equal(beta.map((r: { entity_id: string }) => r.entity_id), ['b1']);
-  assertError(await call('GET', '/v1/tags/entities', alice), 400, 'VALIDATION_ERROR', 'tag', 'missing_required');
-  assertError(await call('GET', `/v1/tags/entities?tag_id=${randomUUID()}`, alice), 404, 'NOT_FOUND', 'tag_id');
-  assertError(await call('GET', `/v1/tags/entities?tag=beta&tag_id=${byTag[0].tag_id}`, alice), 400, 'VALIDATION_ERROR', 'tag_id', 'conflicting_values');
+  assertError(await call('GET', '/v1/tags/entities', alice), 400, 'VALIDATION_ERROR', { field: 'tag', issue: 'missing_required' });
+  assertError(await call('GET', `/v1/tags/entities?tag_id=${randomUUID()}`, alice), 404, 'NOT_FOUND', { field: 'tag_id' });
+  assertError(await call('GET', `/v1/tags/entities?tag=beta&tag_id=${byTag[0].tag_id}`, alice), 400, 'VALIDATION_ERROR', { field: 'tag_id', issue: 'conflicting_values' });
 
   const onC1 = assertOk(await call('GET', '/v1/companies/c1/tags', alice));
   assert.equal(onC1.map((r: { tag: string }) => r.tag).sort(), ['alpha', 'beta', 'vip client']);
@@ -195,8 +195,8 @@ t('GET /v1/tags/entities by tag or tag_id; GET /v1/{resource}/{id}/tags', async 
   assert.is(assertOk(await call('GET', '/v1/broker-offices/o2/tags', alice)).length, 1);
   assert.is(assertOk(await call('GET', '/v1/brokers/b1/tags', alice)).length, 1);
   assert.equal(assertOk(await call('GET', '/v1/brokers/b2/tags', alice)), []);
-  assertError(await call('GET', '/v1/widgets/x/tags', alice), 404, 'NOT_FOUND', 'path');
-  assertError(await call('GET', '/v1/companies/c1/tags?x=1', alice), 400, 'VALIDATION_ERROR', 'x', 'unknown_field');
+  assertError(await call('GET', '/v1/widgets/x/tags', alice), 404, 'NOT_FOUND', { field: 'path' });
+  assertError(await call('GET', '/v1/companies/c1/tags?x=1', alice), 400, 'VALIDATION_ERROR', { field: 'x', issue: 'unknown_field' });
 });
 
 t('isolation: another user of the org and another org see none of the tags and cannot delete them', async () => {
@@ -240,7 +240,7 @@ t('DELETE /v1/tags (pair) and DELETE /v1/tags/{id}: removed once, then 404', asy
   assert.is.not(rec2.id, rec.id, 're-tagging after a delete makes a new record');
   const gone2 = assertOk(await call('DELETE', `/v1/tags/${rec2.id}`, alice));
   assert.is(gone2.entity_type, 'companies');
-  assertError(await call('DELETE', `/v1/tags/${rec2.id}`, alice), 404, 'NOT_FOUND', 'id');
+  assertError(await call('DELETE', `/v1/tags/${rec2.id}`, alice), 404, 'NOT_FOUND', { field: 'id' });
   assertError(await call('DELETE', '/v1/tags/not-a-uuid', alice), 404, 'NOT_FOUND');
   assert.is(await total(alice), before);
   assert.not.ok(assertOk(await call('GET', '/v1/companies/c2/tags', alice)).some((r: { tag: string }) => r.tag === 'doomed'));
@@ -278,28 +278,28 @@ t('bad bodies are 400 VALIDATION_ERROR naming the field and issue, and write not
   ];
   for (const [method, path, body, field, issue] of cases) {
     const res = await call(method, path, alice, body);
-    assertError(res, 400, 'VALIDATION_ERROR', field, issue);
+    assertError(res, 400, 'VALIDATION_ERROR', { field: field, issue: issue });
     if (issue === 'invalid_value') assert.equal([...res.body.error.details[0].expected].sort(), [...ENTITY_TYPES].sort());
   }
-  assertError(await h.call('POST', '/v1/tags', { secret: alice, raw: '{"entity_id": ' }), 400, 'VALIDATION_ERROR', 'body', 'malformed_json');
+  assertError(await h.call('POST', '/v1/tags', { secret: alice, raw: '{"entity_id": ' }), 400, 'VALIDATION_ERROR', { field: 'body', issue: 'malformed_json' });
   // Every problem is reported at once.
   const many = await call('POST', '/v1/tags', alice, { entity_id: 'c1', tag: '##' });
-  assertError(many, 400, 'VALIDATION_ERROR', 'entity_type', 'missing_required');
-  assertError(many, 400, 'VALIDATION_ERROR', 'tag', 'empty');
+  assertError(many, 400, 'VALIDATION_ERROR', { field: 'entity_type', issue: 'missing_required' });
+  assertError(many, 400, 'VALIDATION_ERROR', { field: 'tag', issue: 'empty' });
   assert.is(await total(alice), before);
   assert.equal(assertOk(await call('GET', '/v1/companies/c1/tags', alice)).map((r: { tag: string }) => r.tag).sort(), ['alpha', 'beta', 'vip client']);
 });
 
 t('unknown entity ids are invalid_reference and nothing is written, even for the valid ids of a bulk', async () => {
   const before = await total(alice);
-  assertError(await tag(alice, { entity_id: 'c404', entity_type: 'companies', tag: 'fresh' }), 400, 'VALIDATION_ERROR', 'entity_id', 'invalid_reference');
+  assertError(await tag(alice, { entity_id: 'c404', entity_type: 'companies', tag: 'fresh' }), 400, 'VALIDATION_ERROR', { field: 'entity_id', issue: 'invalid_reference' });
   // p1 exists, but not as a company.
-  assertError(await tag(alice, { entity_id: 'p1', entity_type: 'companies', tag: 'fresh' }), 400, 'VALIDATION_ERROR', 'entity_id', 'invalid_reference');
+  assertError(await tag(alice, { entity_id: 'p1', entity_type: 'companies', tag: 'fresh' }), 400, 'VALIDATION_ERROR', { field: 'entity_id', issue: 'invalid_reference' });
   // c3 was a rejected row of the fixture: never indexed.
-  assertError(await tag(alice, { entity_id: 'c3', entity_type: 'companies', tag: 'fresh' }), 400, 'VALIDATION_ERROR', 'entity_id', 'invalid_reference');
+  assertError(await tag(alice, { entity_id: 'c3', entity_type: 'companies', tag: 'fresh' }), 400, 'VALIDATION_ERROR', { field: 'entity_id', issue: 'invalid_reference' });
   const bulk = await call('POST', '/v1/tags/bulk', alice, { entity_ids: ['c1', 'nope', 'c2', 'p9'], entity_type: 'companies', tag: 'fresh' });
-  assertError(bulk, 400, 'VALIDATION_ERROR', 'entity_ids[1]', 'invalid_reference');
-  assertError(bulk, 400, 'VALIDATION_ERROR', 'entity_ids[3]', 'invalid_reference');
+  assertError(bulk, 400, 'VALIDATION_ERROR', { field: 'entity_ids[1]', issue: 'invalid_reference' });
+  assertError(bulk, 400, 'VALIDATION_ERROR', { field: 'entity_ids[3]', issue: 'invalid_reference' });
   assert.is(bulk.body.error.details.length, 2);
   assert.is(await total(alice), before);
   assert.equal(assertOk(await call('GET', '/v1/tags?tag=fresh', alice)), []);
@@ -331,7 +331,7 @@ t('bad query parameters are 400 naming the parameter', async () => {
     ['/v1/tags/entities?tag=a&page_size=1000', 'page_size', 'out_of_range'],
     ['/v1/tags/entities?tag=a&entity_type=x', 'entity_type', 'invalid_value'],
   ];
-  for (const [path, field, issue] of cases) assertError(await call('GET', path, alice), 400, 'VALIDATION_ERROR', field, issue);
+  for (const [path, field, issue] of cases) assertError(await call('GET', path, alice), 400, 'VALIDATION_ERROR', { field: field, issue: issue });
   assertOk(await call('GET', '/v1/tags?page_size=500&page=0', alice));
 });
 
@@ -341,7 +341,7 @@ t('scopes: test keys may read but not write; keys without tags scopes are refuse
   assertOk(await call('GET', '/v1/companies/c1/tags', test));
   assertOk(await call('GET', '/v1/tags/entities?tag=alpha', test));
   const before = await total(alice);
-  assertError(await tag(test, { entity_id: 'c2', entity_type: 'companies', tag: 'from-test' }), 403, 'FORBIDDEN', 'authorization', 'test_key_not_allowed');
+  assertError(await tag(test, { entity_id: 'c2', entity_type: 'companies', tag: 'from-test' }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'test_key_not_allowed' });
   assertError(await call('POST', '/v1/tags/bulk', test, { entity_ids: ['c2'], entity_type: 'companies', tag: 'from-test' }), 403, 'FORBIDDEN');
   assertError(await call('DELETE', '/v1/tags', test, { entity_id: 'c1', entity_type: 'companies', tag: 'alpha' }), 403, 'FORBIDDEN');
   const some = assertOk(await call('GET', '/v1/tags', alice))[0];
@@ -350,9 +350,9 @@ t('scopes: test keys may read but not write; keys without tags scopes are refuse
 
   const readOnly = (await h.key({ org, user: 'alice', scopes: ['tags:read'] })).secret;
   assertOk(await call('GET', '/v1/tags', readOnly));
-  assertError(await tag(readOnly, { entity_id: 'c2', entity_type: 'companies', tag: 'x' }), 403, 'FORBIDDEN', 'authorization', 'missing_scope');
+  assertError(await tag(readOnly, { entity_id: 'c2', entity_type: 'companies', tag: 'x' }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
   const none = (await h.key({ org, user: 'alice', scopes: ['read:companies'] })).secret;
-  assertError(await call('GET', '/v1/tags', none), 403, 'FORBIDDEN', 'authorization', 'missing_scope');
+  assertError(await call('GET', '/v1/tags', none), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
   assertError(await call('GET', '/v1/companies/c1/tags', none), 403, 'FORBIDDEN');
   assertError(await tag(none, { entity_id: 'c2', entity_type: 'companies', tag: 'x' }), 403, 'FORBIDDEN');
   assertError(await h.call('GET', '/v1/tags'), 401, 'UNAUTHORIZED');
