@@ -1,5 +1,5 @@
 /**
- * `bintel es start|stop|status`: wiring only; the work is in server/local/es-local.ts.
+ * `bintel es start|stop|status`: wiring only; the work is in local/es-local.ts.
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../core/config.ts';

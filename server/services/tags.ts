@@ -3,7 +3,7 @@
  * calling key); nothing here ever reads or writes another scope, so a tag id of another user
  * is simply not found.
  *
- * Redis layout (key names from redis-keys.ts; every key of a scope carries the scope's hash
+ * Redis layout (key names from core/names.ts; every key of a scope carries the scope's hash
  * tag, so the scripts below are Redis Cluster-safe):
  * - tagRecord(s, id)             the record as JSON
  * - tagPair(s, type, eid, tag)   (entity, tag) → record id: what makes tagging idempotent
@@ -288,13 +288,14 @@ export class TagService {
     return (await this.redis.smembers(this.rk.tagNames(scope, entityType, entityId))).sort();
   }
 
-  /** namesOf for many entities in one pipeline (list and batch rows). */
+  /**
+   * namesOf for many entities (list, batch and detail rows). The commands of one tick leave in one
+   * write (auto-pipelining); an explicit pipeline cost a one-row detail read about 1 ms of latency
+   * (bench:ab: p50 3.5 against 2.3 ms).
+   */
   async namesOfMany(scope: string, entityType: EntityName, entityIds: readonly string[]): Promise<Map<string, string[]>> {
-    if (!entityIds.length) return new Map();
-    const pipe = this.redis.pipeline();
-    for (const id of entityIds) pipe.smembers(this.rk.tagNames(scope, entityType, id));
-    const res = (await pipe.exec()) ?? [];
-    return new Map(entityIds.map((id, i) => [id, ((res[i]?.[1] as string[] | undefined) ?? []).sort()]));
+    const names = await Promise.all(entityIds.map((id) => this.namesOf(scope, entityType, id)));
+    return new Map(entityIds.map((id, i) => [id, names[i]]));
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * The lean search path of list calls (server/adapters/es-search.ts) against the real
+ * The lean search path of list calls (core/adapters/es-search.ts) against the real
  * Elasticsearch: the same answer as the general client for the same body, errors that say
  * what went wrong, and an unreachable cluster rendered as 503 with nothing charged.
  */
