@@ -19,6 +19,8 @@ import type { EntityDef, Tier } from '../../mappings/types.ts';
 export interface Charge {
   milli: number;
   credits: number;
+  /** The UTC day the rows counted toward (a refund gives them back on that day's counter). */
+  day?: string;
   /** Free because the organization already paid for this delivery (see above). */
   cacheHit: boolean;
 }
@@ -75,7 +77,15 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
     const reset = new Date(`${day}T00:00:00Z`).getTime() + 86_400_000;
     throw new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${services.config.dailyRowCap} rows for this key would be passed`, [{ field: 'page_size', issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.ceil((reset - Date.now()) / 1000)) });
   }
-  return res.cacheHit ? { milli: 0, credits: 0, cacheHit: true } : { milli, credits: toCredits(milli), cacheHit: false };
+  return res.cacheHit ? { milli: 0, credits: 0, cacheHit: true, day } : { milli, credits: toCredits(milli), cacheHit: false, day };
+}
+
+/** Gives back `rows` rows of a charge (charged, not delivered) at the same price, in one Redis script. */
+export async function refundRows(services: Services, c: Omit<ChargeRequest, 'crawl' | 'delivery'> & { charge: Charge }): Promise<void> {
+  if (!c.charge.milli || !c.charge.day || c.rows <= 0) return;
+  const price = rowPrice(c.def, c.tier, c.signals);
+  const milli = Math.min(c.charge.milli, c.rows * (price.base + price.signals));
+  await services.credits.refund({ org: c.auth.key.org, keyId: c.auth.key.id, milli, rows: c.rows, day: c.charge.day });
 }
 
 /** The meta of a dry run: what the same call would charge for `rows` rows (test keys: nothing), charging nothing. */

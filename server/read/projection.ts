@@ -74,6 +74,12 @@ export function shapeRow(doc: Record<string, unknown>, fields: readonly FieldDef
   return row;
 }
 
+/** The columns of a flat row (and of a CSV export) of this projection, in order: the fields, lead_source, the per-caller members. */
+export function flatColumns(def: EntityDef, projection: Projection): string[] {
+  const crm = (def.callerMembers ?? []).includes('crm_status');
+  return [...projection.fields.map((f) => f.name), 'lead_source', 'lead_source_retrieved_at', ...(crm ? ['crm_status'] : []), ...(projection.tags ? ['tags'] : [])];
+}
+
 /** A value as a flat string: arrays joined with ';', objects as their members joined, null as ''. */
 function flatValue(v: unknown): string {
   if (v === null || v === undefined) return '';

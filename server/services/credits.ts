@@ -50,6 +50,19 @@ const CRAWL_THEN_DEBIT = `${crawlStepLua(5, 6)}
 if run > tonumber(ARGV[8]) then return {3, run} end
 ${DEBIT}`;
 
+/**
+ * Gives back part of a debit (rows charged but not delivered: an export whose stream broke, or
+ * whose data shrank between the count and the walk). KEYS: credits, usage, daily rows. ARGV:
+ * milli, rows. Usage and the daily counter move back with the pool, in one step.
+ */
+const REFUND = `
+local balance = redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))
+redis.call('HINCRBY', KEYS[2], 'credits_milli', -tonumber(ARGV[1]))
+redis.call('HINCRBY', KEYS[2], 'rows', -tonumber(ARGV[2]))
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
+return balance
+`;
+
 export type DebitResult =
   | {
       /** charged, or refused because the pool cannot pay, or because the key's daily row cap would be passed. */
@@ -81,6 +94,13 @@ export class CreditService {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
     this.redis.defineCommand('bintelDebit', { numberOfKeys: 4, lua: DEBIT });
     this.redis.defineCommand('bintelCrawlDebit', { numberOfKeys: 5, lua: CRAWL_THEN_DEBIT });
+    this.redis.defineCommand('bintelRefund', { numberOfKeys: 3, lua: REFUND });
+  }
+
+  /** Gives back `milli` and `rows` of an earlier debit of the key on `day` (see REFUND); returns the new balance. */
+  async refund(req: { org: string; keyId: string; milli: number; rows: number; day: string }): Promise<number> {
+    const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).bintelRefund;
+    return Number(await run.call(this.redis, this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), req.milli, req.rows));
   }
 
   async balance(org: string): Promise<number> {

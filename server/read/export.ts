@@ -1,0 +1,135 @@
+/**
+ * GET /v1/{resource}/export.csv: the rows of a list call as CSV, up to EXPORT_SYNC_MAX rows,
+ * composed from the list pipeline (parse, authorize, caller context, query builder, decorate,
+ * price + debit) with what is its own: the row count chosen by `page_size` (or `limit`), the
+ * exact count charged before the first byte, and a point-in-time walk streamed as CSV with flat
+ * memory. Rows charged but not sent (the data shrank since the count, or the stream broke) are
+ * refunded when the walk ends.
+ */
+import type { Services } from '../context.ts';
+import type { AuthState } from '../middleware/auth.ts';
+import type { estypes } from '@elastic/elasticsearch';
+import type { Doc, EntityDef } from '../../mappings/types.ts';
+import type { ErrorDetail } from '../errors.ts';
+import type { KeyRecord } from '../services/keys.ts';
+import type { Grant } from './authorize.ts';
+import { refundRows, type Charge } from './charge.ts';
+import { decorate, sourceFields, type Hit } from './decorate.ts';
+import { PAGE_SIZE_TEST_KEYS, listParams, parseListRequest, type ListRequest } from './list-request.ts';
+import { flatColumns } from './projection.ts';
+import type { SearchBody } from './query.ts';
+import { integerParam, one, throwProblems, type RawQuery } from './request.ts';
+
+/** Most rows of a synchronous export. */
+export const EXPORT_SYNC_MAX = 2_000;
+/** Rows per search of the walk. */
+const WALK_BATCH = 1_000;
+
+/** List parameters that mean nothing for an export (it always starts at the first row, as CSV). */
+const NOT_EXPORT = new Set(['page', 'cursor', 'count_only', 'include_count', 'explain', 'format']);
+
+/** Every parameter an export of the entity accepts: the list's filters, sort and shape, and `limit` (alias of page_size). */
+export const exportParams = (def: EntityDef): string[] => [...listParams(def).filter((p) => !NOT_EXPORT.has(p)), 'limit'];
+
+/** An export as read: the list request, and the row count asked for (null: as many as allowed). */
+export interface ExportRequest {
+  list: ListRequest;
+  rows: number | null;
+}
+
+/** Parse step of an export: the list's checks, plus the row count and the dry_run refusal. */
+export function parseExportRequest(def: EntityDef, q: RawQuery): ExportRequest {
+  const problems: ErrorDetail[] = [];
+  const { page_size: pageSize, limit, ...rest } = q;
+  if (pageSize !== undefined && limit !== undefined) problems.push({ field: 'limit', issue: 'conflicting_values', expected: 'page_size or its alias limit, not both' });
+  const name = limit !== undefined ? 'limit' : 'page_size';
+  const rows = pageSize ?? limit;
+  const n = integerParam(name, rows, { min: 1, max: Number.MAX_SAFE_INTEGER, fallback: 0 }, problems);
+  if (rows !== undefined && n > EXPORT_SYNC_MAX) {
+    problems.push({ field: name, issue: 'out_of_range', expected: `at most ${EXPORT_SYNC_MAX} rows in a synchronous export; page through the list (cursor) for more` });
+  }
+  if (one(q, 'dry_run') === 'true' || one(q, 'dry_run') === '1') problems.push({ field: 'dry_run', issue: 'invalid_value', expected: 'a CSV export cannot be a dry run: send dry_run=true to the list endpoint for the estimate' });
+  throwProblems(problems);
+  return { list: parseListRequest(def, rest), rows: rows === undefined ? null : n };
+}
+
+/** The list request of an export, sized for the key: the rows asked for, else as many as the key may take. */
+export function sizedExport(req: ExportRequest, key: KeyRecord): ListRequest {
+  return { ...req.list, pageSize: req.rows ?? (key.key_type === 'test' ? PAGE_SIZE_TEST_KEYS : EXPORT_SYNC_MAX) };
+}
+
+const FORMULA = /^[=+\-@\t\r]/;
+/** A plain number (a negative growth figure): a spreadsheet reads it as a number, never as a formula. */
+const NUMBER = /^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
+
+/**
+ * One CSV cell: a value a spreadsheet would run as a formula (leading `=`, `+`, `-`, `@`, tab,
+ * carriage return; OWASP's CSV injection guidance) is prefixed with a single quote (a plain number
+ * such as -4.23 stays a number), then quoted
+ * as RFC 4180 asks when it holds a comma, quote, line break or edge space.
+ */
+export function csvCell(value: string): string {
+  const safe = FORMULA.test(value) && !NUMBER.test(value) ? `'${value}` : value;
+  return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** One CSV line (CRLF, as spreadsheets expect). */
+export const csvLine = (cells: readonly string[]): string => `${cells.map(csvCell).join(',')}\r\n`;
+
+/** What the walk of one export needs. */
+export interface ExportWalk {
+  req: ListRequest;
+  grant: Grant;
+  index: string;
+  body: SearchBody;
+  /** Rows charged (the exact count before the walk). */
+  rows: number;
+  charge: Charge;
+}
+
+/**
+ * The CSV text of an export, a batch of lines at a time: a UTF-8 byte order mark (so spreadsheets
+ * read accents right), the header, then the rows walked with a point in time and search_after.
+ * When it ends (finished, failed, or the client went away) the rows not handed over are refunded.
+ */
+export async function* exportCsv(services: Services, auth: AuthState, w: ExportWalk): AsyncGenerator<string> {
+  const { def } = w.req;
+  const columns = flatColumns(def, w.grant.projection);
+  const shape = { def, projection: w.grant.projection, format: 'flat' as const };
+  let sent = 0;
+  let pit: string | undefined;
+  try {
+    yield `\ufeff${csvLine(columns)}`;
+    if (!w.rows) return;
+    let pitId = (await services.es.openPointInTime({ index: w.index, keep_alive: '1m' })).id;
+    pit = pitId;
+    let after: unknown[] | undefined;
+    while (sent < w.rows) {
+      const res: estypes.SearchResponse<Doc> = await services.es.search<Doc>({
+        pit: { id: pitId, keep_alive: '1m' },
+        query: w.body.query,
+        sort: w.body.sort as never,
+        size: Math.min(WALK_BATCH, w.rows - sent),
+        _source: { includes: sourceFields(def, w.grant.projection) },
+        track_total_hits: false,
+        ...(after ? { search_after: after as never } : {}),
+      });
+      pitId = res.pit_id ?? pitId;
+      pit = pitId;
+      const hits = res.hits.hits as Hit[];
+      if (!hits.length) break;
+      const rows = await decorate(services, auth, shape, hits);
+      yield rows.map((r) => csvLine(columns.map((c) => String(r[c] ?? '')))).join('');
+      sent += hits.length;
+      after = hits[hits.length - 1].sort;
+    }
+  } finally {
+    if (pit) await services.es.closePointInTime({ id: pit }).catch(() => {});
+    if (sent < w.rows) {
+      await refundRows(services, { auth, def, tier: w.grant.projection.tier, rows: w.rows - sent, signals: w.req.signals, charge: w.charge }).catch((err: Error) =>
+        services.log.error({ err: err.message, org: auth.key.org, rows: w.rows - sent }, 'export refund failed'),
+      );
+    }
+  }
+}
