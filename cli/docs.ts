@@ -4,16 +4,16 @@
  */
 import type { Command } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
-import { csvReference, replaceSection } from '../mappings/docs.ts';
+import { csvReference, exportColumnsReference, replaceSection } from '../mappings/docs.ts';
 
 export function registerDocsCommand(program: Command): void {
   program
     .command('docs')
-    .description('regenerate the CSV reference in README.md from the entity definitions')
+    .description('regenerate the CSV reference and the export column layout in README.md from the entity definitions')
     .option('--readme <path>', 'README to update', 'README.md')
     .action(async (o: { readme: string }) => {
       const text = await readFile(o.readme, 'utf8');
-      await writeFile(o.readme, replaceSection(text, 'csv-reference', csvReference()));
+      await writeFile(o.readme, replaceSection(replaceSection(text, 'csv-reference', csvReference()), 'export-columns', exportColumnsReference()));
       process.stdout.write(`updated the CSV reference in ${o.readme}\n`);
     });
 }

@@ -45,6 +45,24 @@ export function csvReference(): string {
   return out.join('\n');
 }
 
+/**
+ * The columns of a CSV export (and of `format=flat` rows) per entity, in order: the default
+ * (mode=basic) columns, what mode=full adds (advanced tier), then lead_source and the per-caller
+ * members. `fields=` picks a subset in the same order (id always first).
+ */
+export function exportColumnsReference(): string {
+  const out: string[] = ['| resource | columns (mode=basic) | mode=full also has (advanced; each in its definition place) | then |', '|---|---|---|---|'];
+  for (const def of ENTITIES) {
+    const shown = def.fields.filter((f) => f.output !== false);
+    const basic = shown.filter((f) => f.tier !== 'advanced').map((f) => `\`${f.name}\``);
+    const advanced = shown.filter((f) => f.tier === 'advanced').map((f) => `\`${f.name}\``);
+    const members = def.callerMembers ?? [];
+    const then = ['`lead_source`', '`lead_source_retrieved_at`', ...(members.includes('crm_status') ? ['`crm_status`'] : []), ...(members.includes('tags') ? ['`tags` (mode=full or fields=tags)'] : [])];
+    out.push(`| ${def.name} | ${basic.join(', ')} | ${advanced.join(', ') || '(none)'} | ${then.join(', ')} |`);
+  }
+  return out.join('\n');
+}
+
 /** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->` in a document. */
 export function replaceSection(doc: string, name: string, body: string): string {
   const start = `<!-- ${name}:start -->`;
