@@ -55,6 +55,13 @@ export function authOf(ctx: Context): AuthState {
 }
 
 /** 403 unless the key holds `scope`; test keys never pass live-only scopes. */
+/** A live key (403 test_key_not_allowed for a test key), whatever its scopes: `what` names the call. */
+export function requireLiveKey(ctx: Context, what: string): KeyRecord {
+  const { key } = authOf(ctx);
+  if (key.key_type === 'test') throw forbidden(`Test keys cannot read ${what}; use a live key`, 'authorization', 'test_key_not_allowed');
+  return key;
+}
+
 export function requireScope(ctx: Context, scope: string): KeyRecord {
   const { key } = authOf(ctx);
   if (key.key_type === 'test' && LIVE_ONLY_SCOPES.includes(scope)) {

@@ -4,7 +4,7 @@
 import Router from '@koa/router';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
-import { authOf, requireScope } from '../middleware/auth.ts';
+import { authOf, requireLiveKey } from '../middleware/auth.ts';
 import { esHealth } from '../../core/adapters/es.ts';
 import { ApiError, type ErrorDetail, type IssueCode } from '../errors.ts';
 import { ServiceUnavailableError } from '../../core/errors.ts';
@@ -62,7 +62,9 @@ export function accountRoutes(services: Services): Router {
     ok(ctx, { key: publicKey(key), organization: key.org, user: key.user, sandbox, data_namespace: sandbox ? 'sandbox' : 'live' }, { key_tier: key.field_tier });
   });
   r.get('/v1/credits', async (ctx) => {
-    const key = requireScope(ctx, 'credits:read');
+    // The spec names no scope for the balance and excludes only test keys: every live key of the
+    // organization may read it (a key built from the spec's scope list has no credits:read).
+    const key = requireLiveKey(ctx, 'credits');
     const [balance, usage] = await Promise.all([services.credits.balance(key.org), services.credits.usage(key.org, key.id)]);
     ok(ctx, { organization: key.org, balance: toCredits(balance), key_usage: { credits_used: toCredits(usage.credits_milli), rows_returned: usage.rows, queries: usage.queries, cache_hits: usage.cache_hits } });
   });

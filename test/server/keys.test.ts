@@ -116,7 +116,18 @@ t('a basic child of an advanced root is basic for every resource, with the templ
 t('missing scope is 403 FORBIDDEN', async () => {
   const { secret } = await a.key({ org, scopes: ['read:companies'] });
   assertError(await a.call('GET', '/v1/api-keys', { secret }), 403, 'FORBIDDEN', { field: 'authorization' });
-  assertError(await a.call('GET', '/v1/credits', { secret }), 403, 'FORBIDDEN');
+});
+
+t('every live key reads its organization balance, whatever its scopes (the spec names none); a test key does not', async () => {
+  const { secret } = await a.key({ org, scopes: ['read:companies'] });
+  const res = await a.call('GET', '/v1/credits', { secret });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(res.body.data.organization, org);
+  const specScopes = ['keys:read', 'keys:write', 'tags:read', 'tags:write', 'usage:read', 'read:companies', 'read:personnel', 'read:broker-offices', 'read:brokers'];
+  const spec = await a.key({ org, scopes: specScopes });
+  assert.is((await a.call('GET', '/v1/credits', { secret: spec.secret })).status, 200);
+  const test = await a.key({ org, key_type: 'test' });
+  assertError(await a.call('GET', '/v1/credits', { secret: test.secret }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'test_key_not_allowed' });
 });
 
 t('keys of another organization are invisible (404), never managed', async () => {
