@@ -57,7 +57,7 @@ export function exportColumnsReference(): string {
     const basic = shown.filter((f) => f.tier !== 'advanced').map((f) => `\`${f.name}\``);
     const advanced = shown.filter((f) => f.tier === 'advanced').map((f) => `\`${f.name}\``);
     const members = def.callerMembers ?? [];
-    const then = ['`lead_source`', '`lead_source_retrieved_at`', ...(members.includes('crm_status') ? ['`crm_status`'] : []), ...(members.includes('tags') ? ['`tags` (mode=full or fields=tags)'] : [])];
+    const then = ['`lead_source`', '`lead_source_retrieved_at`', ...(members.includes('crm_status') ? ['`crm_status`'] : []), ...(members.includes('tags') ? ['`tags` (mode=full)'] : [])];
     out.push(`| ${def.name} | ${basic.join(', ')} | ${advanced.join(', ') || '(none)'} | ${then.join(', ')} |`);
   }
   return out.join('\n');

@@ -34,11 +34,11 @@ const carries = (def: EntityDef, member: 'crm_status' | 'tags'): boolean => (def
  * What the query of a read needs from Redis, in one auto-pipelined batch: the ids of the caller's
  * `tags`, and the org's CRM context when `crm_status` filters or when rows carry crm_status.
  */
-export async function callerContext(services: Services, auth: AuthState, opts: { def: EntityDef; rows: boolean; tags?: readonly string[]; crmStatus?: readonly CrmStatus[] }): Promise<QueryContext> {
+export async function callerContext(services: Services, auth: AuthState, opts: { def: EntityDef; /** Rows are delivered with this projection (null: no rows, a count or dry run). */ rows: Projection | null; tags?: readonly string[]; crmStatus?: readonly CrmStatus[] }): Promise<QueryContext> {
   const { def, rows } = opts;
   const tags = opts.tags ?? [];
   const filtersByCrm = (opts.crmStatus ?? []).length > 0;
-  const marks = rows && carries(def, 'crm_status');
+  const marks = rows !== null && rows.crmStatus && carries(def, 'crm_status');
   const [taggedIds, crm] = await Promise.all([
     tags.length ? services.tags.entityIdsWithAllTags(scopeOf(auth.key), def.name, tags.map((t) => normalizeTag(t, 'tags'))) : null,
     filtersByCrm || marks ? services.crm.context(auth.key.org) : null,
@@ -58,12 +58,12 @@ export interface RowShape {
 export async function decorate(services: Services, auth: AuthState, shape: RowShape, hits: readonly Hit[]): Promise<Record<string, unknown>[]> {
   const { def, projection } = shape;
   const tagsOf = projection.tags && hits.length ? await services.tags.namesOfMany(scopeOf(auth.key), def.name, hits.map((h) => String(h._id))) : null;
-  const crm = carries(def, 'crm_status');
+  const crm = projection.crmStatus;
   const now = new Date().toISOString();
   return hits.map((h) => {
     const doc = h._source ?? {};
     const extra = crm || tagsOf ? { ...(crm ? { crm_status: crmStatusOfHit(h.matched_queries) } : {}), ...(tagsOf ? { tags: tagsOf.get(String(h._id)) ?? [] } : {}) } : undefined;
-    const row = shapeRow(doc, projection.fields, { source: def.leadSource(doc), retrievedAt: now, extra });
+    const row = shapeRow(doc, projection.fields, { source: projection.leadSource ? def.leadSource(doc) : undefined, retrievedAt: now, extra });
     return shape.format === 'flat' ? flattenRow(row) : row;
   });
 }

@@ -95,7 +95,7 @@ export interface ExportWalk {
  */
 export async function* exportCsv(services: Services, auth: AuthState, w: ExportWalk): AsyncGenerator<string> {
   const { def } = w.req;
-  const columns = flatColumns(def, w.grant.projection);
+  const columns = flatColumns(w.grant.projection);
   const shape = { def, projection: w.grant.projection, format: 'flat' as const };
   let sent = 0;
   let pit: string | undefined;

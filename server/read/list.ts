@@ -63,7 +63,7 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
   // the remembered end of the previous page leave in one auto-pipelined Redis batch.
   const crawl = rowsWanted ? services.crawl.step(auth.key.org, auth.key.id, fp, page) : undefined;
   const [caller, remembered] = await Promise.all([
-    callerContext(services, auth, { def, rows: rowsWanted, tags: req.tags, crmStatus: req.crmStatus }),
+    callerContext(services, auth, { def, rows: rowsWanted ? grant.projection : null, tags: req.tags, crmStatus: req.crmStatus }),
     rowsWanted && !given && page > 0 ? rememberedEnd(services, fp, page - 1) : null,
   ]);
   const body = buildListQuery(req, caller);

@@ -13,6 +13,10 @@ export interface Projection {
   fields: FieldDef[];
   /** advanced when any returned field is advanced (it sets the price). */
   tier: Tier;
+  /** Rows carry lead_source (with a mode, or when `fields` names it). */
+  leadSource: boolean;
+  /** Rows carry crm_status (an entity with that member: with a mode, or when `fields` names it). */
+  crmStatus: boolean;
   /** Rows carry the caller's tag names (an entity with a `tags` member, with mode=full or fields=tags). */
   tags: boolean;
 }
@@ -40,44 +44,48 @@ export function checkFieldNames(def: EntityDef, names: readonly string[], proble
  */
 export function project(def: EntityDef, key: KeyRecord, shape: Pick<ShapeRequest, 'mode' | 'fields'>): Projection {
   const hasTags = (def.callerMembers ?? []).includes('tags');
+  const hasCrm = (def.callerMembers ?? []).includes('crm_status');
   if (shape.fields) {
     const extra = members(def);
     assertFieldsAllowed(key, def, shape.fields.filter((n) => !extra.includes(n)));
     const wanted = new Set(['id', ...shape.fields]);
     const fields = outputFields(def).filter((f) => wanted.has(f.name));
-    return { fields, tier: fields.some((f) => f.tier === 'advanced') ? 'advanced' : 'basic', tags: hasTags && wanted.has('tags') };
+    // Exactly id and what was named: lead_source and the per-caller members only when named.
+    const tier = fields.some((f) => f.tier === 'advanced') ? 'advanced' : 'basic';
+    return { fields, tier, leadSource: wanted.has('lead_source'), crmStatus: hasCrm && wanted.has('crm_status'), tags: hasTags && wanted.has('tags') };
   }
   if (shape.mode === 'full') {
     if (keyTier(key, def) !== 'advanced') throw forbidden('mode=full returns advanced-tier fields; this key is basic (use mode=basic)', 'mode', 'advanced_mode');
-    return { fields: visibleFields(key, def), tier: 'advanced', tags: hasTags };
+    return { fields: visibleFields(key, def), tier: 'advanced', leadSource: true, crmStatus: hasCrm, tags: hasTags };
   }
   const fields = outputFields(def).filter((f) => f.tier !== 'advanced' && (shape.mode === 'basic' || f.light));
-  return { fields, tier: 'basic', tags: false };
+  return { fields, tier: 'basic', leadSource: true, crmStatus: hasCrm, tags: false };
 }
 
 export interface RowContext {
-  source: string;
+  /** lead_source.source; absent when the row does not carry lead_source. */
+  source?: string;
   retrievedAt: string;
   /** Extra members by field name (computed per caller: crm_status, tags). */
   extra?: Record<string, unknown>;
 }
 
-/** One row in JSON shape: every projected field (null when absent), plus lead_source. */
+/** One row in JSON shape: every projected field (null when absent), plus lead_source when the context names its source. */
 export function shapeRow(doc: Record<string, unknown>, fields: readonly FieldDef[], ctx: RowContext): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const f of fields) {
     const v = doc[f.name];
     row[f.name] = v === undefined ? (f.type === 'keywords' ? [] : null) : v;
   }
-  row.lead_source = { source: ctx.source, retrieved_at: ctx.retrievedAt };
+  if (ctx.source !== undefined) row.lead_source = { source: ctx.source, retrieved_at: ctx.retrievedAt };
   if (ctx.extra) Object.assign(row, ctx.extra);
   return row;
 }
 
 /** The columns of a flat row (and of a CSV export) of this projection, in order: the fields, lead_source, the per-caller members. */
-export function flatColumns(def: EntityDef, projection: Projection): string[] {
-  const crm = (def.callerMembers ?? []).includes('crm_status');
-  return [...projection.fields.map((f) => f.name), 'lead_source', 'lead_source_retrieved_at', ...(crm ? ['crm_status'] : []), ...(projection.tags ? ['tags'] : [])];
+export function flatColumns(projection: Projection): string[] {
+  const members = [...(projection.leadSource ? ['lead_source', 'lead_source_retrieved_at'] : []), ...(projection.crmStatus ? ['crm_status'] : []), ...(projection.tags ? ['tags'] : [])];
+  return [...projection.fields.map((f) => f.name), ...members];
 }
 
 /** A value as a flat string: arrays joined with ';', objects as their members joined, null as ''. */

@@ -29,7 +29,7 @@ export function exportRoutes(services: Services): Router {
       const auth = authOf(ctx);
       const req = sizedExport(parseExportRequest(def, readQuery(ctx, allowed, repeatable)), auth.key);
       const grant = authorizeList(auth.key, req);
-      const caller = await callerContext(services, auth, { def, rows: true, tags: req.tags, crmStatus: req.crmStatus });
+      const caller = await callerContext(services, auth, { def, rows: grant.projection, tags: req.tags, crmStatus: req.crmStatus });
       const body = buildListQuery(req, caller);
       const index = indexFor(auth, def);
       // The exact number of rows the file will hold is what is charged, before the first byte.

@@ -152,7 +152,7 @@ export function lookupRoutes(services: Services): Router {
         if (!normalizeEin(e)) problems.push({ field: `company_eins[${i}]`, issue: 'invalid_format', expected: '9 digits' });
       });
     });
-    const caller = await callerContext(services, auth, { def: personnel, rows: !shape.dryRun });
+    const caller = await callerContext(services, auth, { def: personnel, rows: shape.dryRun ? null : grant.projection });
     const shaped = rowShape(personnel, grant, shape);
     if (body.ids) {
       const hits = await fetchByIds(services, auth, { def: personnel, ids: body.ids, side: lead, caller });

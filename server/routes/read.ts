@@ -68,7 +68,7 @@ export function readRoutes(services: Services): Router {
       const { shape, side } = parseDetail(def, readQuery(ctx, detailParams));
       const grant = authorizeShape(def, auth.key, shape);
       const id = idOf(ctx, def, prefix);
-      const caller = await callerContext(services, auth, { def, rows: true });
+      const caller = await callerContext(services, auth, { def, rows: grant.projection });
       const hits = await fetchByIds(services, auth, { def, ids: [id], side, caller });
       if (!hits.length) throw notFound(def.label, 'id');
       const [row] = await decorate(services, auth, { def, projection: grant.projection, format: shape.format }, hits);

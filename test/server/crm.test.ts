@@ -150,7 +150,7 @@ t('crm_status filter: each value, and combinations, match exactly the companies 
 });
 
 t('personnel: crm_status per row follows the employer; filter, detail and batch agree', async () => {
-  const res = await get('/v1/personnel?lead_type=company&eb[company_ein]=true&page_size=500&fields=company_ein,company_website');
+  const res = await get('/v1/personnel?lead_type=company&eb[company_ein]=true&page_size=500&fields=company_ein,company_website,crm_status');
   assert.is(res.status, 200);
   let inSome = 0;
   for (const r of res.body.data) {
@@ -159,7 +159,7 @@ t('personnel: crm_status per row follows the employer; filter, detail and batch 
     if (want.length) inSome++;
   }
   assert.ok(inSome > 10, `${inSome} contacts in a CRM`);
-  const both = await get('/v1/personnel?lead_type=company&crm_status=in_both&page_size=100&fields=company_ein');
+  const both = await get('/v1/personnel?lead_type=company&crm_status=in_both&page_size=100&fields=company_ein,crm_status');
   assert.ok(both.body.data.length > 0);
   for (const r of both.body.data) assert.equal(r.crm_status, ['hubspot', 'salesforce']);
   const one = both.body.data[0];

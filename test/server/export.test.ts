@@ -93,10 +93,12 @@ t('the file is the list: same ids, order and values; header = the flat columns; 
 
 t('personnel: lead_type required; crm_status and the side come through; fields= chooses the columns', async () => {
   assertError(await get('/v1/personnel/export.csv?page_size=10'), 400, 'VALIDATION_ERROR', { field: 'lead_type', issue: 'missing_required' });
-  const res = await get('/v1/personnel/export.csv?lead_type=company&states=TX,CA,NY&fields=full_name,title&page_size=50');
+  const res = await get('/v1/personnel/export.csv?lead_type=company&states=TX,CA,NY&fields=full_name,title,lead_source,crm_status&page_size=50');
   assert.is(res.status, 200, String(res.body).slice(0, 300));
   const { header, rows } = await parseCsv(res.body as string);
   assert.equal(header, ['id', 'full_name', 'title', 'lead_source', 'lead_source_retrieved_at', 'crm_status']);
+  const bare = await parseCsv((await get('/v1/personnel/export.csv?lead_type=company&states=TX&fields=full_name&page_size=5')).body as string);
+  assert.equal(bare.header, ['id', 'full_name'], 'fields= gives exactly id and the named columns');
   assert.ok(rows.length > 0 && rows.length <= 50);
   for (const r of rows) assert.is(r.lead_source, 'Form 5500 contacts');
 });

@@ -101,8 +101,8 @@ t('batch paths take POST only: GET is 405 with Allow, not a detail read of the i
   const del = await h.call('DELETE', '/v1/companies/batch', { secret });
   assertError(del, 405, 'METHOD_NOT_ALLOWED');
   assert.is(del.headers.get('allow'), 'POST');
-  // Other reserved segments are not record ids either.
-  for (const path of ['/v1/companies/autocomplete', '/v1/brokers/export.csv']) assertError(await get(path), 404, 'NOT_FOUND', { field: 'path', issue: 'unknown_path' });
+  // Other reserved segments are not record ids either: the export route answers (here: it needs a filter).
+  assertError(await get('/v1/brokers/export.csv'), 400, 'FILTER_REQUIRED', { field: 'page_size' });
 });
 
 t('bodies: not JSON is 415; dry runs answer data in the shape of the real call; personnel batch takes lead_type from the query too', async () => {
