@@ -64,6 +64,11 @@ export interface RedisKeys {
   /** Count cache and cursors of list queries. */
   count(fingerprint: string): string;
   cursor(fingerprint: string, page: number): string;
+  /**
+   * Data-derived filter options (values with counts) of one field of one concrete index: JSON.
+   * Keyed by the index, so a load or reindex (the alias moves) reads fresh values.
+   */
+  filterOptions(index: string, field: string): string;
   /** Secret that signs page cursors (shared by every server of the namespace). */
   cursorSecret(): string;
   /** Prefix of everything in the namespace (tests clean up by it). */
@@ -95,6 +100,7 @@ export function redisKeys(ns: string): RedisKeys {
     cursorSecret: () => `${p}cursor-secret`,
     count: (fp: string) => `${p}count:${fp}`,
     cursor: (fp: string, page: number) => `${p}cursor:${fp}:${page}`,
+    filterOptions: (index: string, field: string) => `${p}fopt:${index}:${field}`,
     prefix: () => p,
   });
 }

@@ -13,6 +13,7 @@ import { tagRoutes } from './routes/tags.ts';
 import { readRoutes } from './routes/read.ts';
 import { lookupRoutes } from './routes/lookup.ts';
 import { exportRoutes } from './routes/export.ts';
+import { filterOptionRoutes } from './routes/filter-options.ts';
 import type Router from '@koa/router';
 import { ApiError } from './errors.ts';
 
@@ -21,7 +22,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
 // lookup and batch before the read routes: /v1/companies/lookup is not a company id.
-const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, lookupRoutes, exportRoutes, readRoutes];
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, lookupRoutes, exportRoutes, readRoutes];
 
 export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */
