@@ -2,7 +2,7 @@
  * The Koa application: envelope → body parsing → public routes → auth → rate limit →
  * authenticated routes → 404 in the envelope.
  */
-import Koa, { type Middleware } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Services } from './context.ts';
 import { envelope } from './middleware/envelope.ts';
@@ -58,9 +58,16 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
     if (!known) return next();
     await access(ctx, next);
   });
-  for (const router of routers) {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: false }));
-  }
+  routers.forEach((router, i) => {
+    // Each router owns the paths it declares: a later router never answers a path an earlier one
+    // declares, whatever the method (GET /v1/companies/batch is the batch route's 405, not a read
+    // of the record "batch"), so no router keeps a list of other routers' paths.
+    const earlier = routers.slice(0, i);
+    const ownedEarlier = (ctx: Context) => earlier.some((r) => r.match(ctx.path, ctx.method).path.length > 0);
+    const routes = router.routes() as unknown as Middleware;
+    const allowed = router.allowedMethods({ throw: false }) as unknown as Middleware;
+    app.use((ctx, next) => (ownedEarlier(ctx) ? next() : routes(ctx, next)));
+    app.use((ctx, next) => (ownedEarlier(ctx) ? next() : allowed(ctx, next)));
+  });
   return app;
 }

@@ -22,8 +22,6 @@ import { checkFieldNames } from '../read/projection.ts';
 import { ID_RE, SHAPE_PARAMS, one, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery } from '../read/request.ts';
 import type { ErrorDetail } from '../errors.ts';
 
-/** Path segments under /v1/{resource}/ that are not record ids. */
-const RESERVED = ['batch', 'lookup', 'autocomplete', 'export\\.csv'];
 
 /** Parse step of the detail endpoint: shape and side. */
 function parseDetail(def: EntityDef, q: RawQuery) {
@@ -57,10 +55,10 @@ export function readRoutes(services: Services): Router {
       const { data, meta } = await listRows(services, authOf(ctx), req);
       ok(ctx, data, meta);
     });
-    // The detail route leaves the resource's other paths alone (batch, lookup, autocomplete,
-    // export.csv): GET on them is a 405 or 404 of their own, never "no record with id batch".
+    // Paths other routers declare under /v1/{resource}/ (batch, lookup, export.csv) are theirs:
+    // the app mounts them first and a later router never answers a path an earlier one declares.
     const prefix = `/v1/${def.name}/`;
-    const detail = new RegExp(`^${prefix.replace(/[-/]/g, '\\$&')}(?!(?:${RESERVED.join('|')})$)[^/]+$`);
+    const detail = new RegExp(`^${prefix.replace(/[-/]/g, '\\$&')}[^/]+$`);
     const detailParams = [...SHAPE_PARAMS, ...sideParams(def)];
     r.get(detail, async (ctx: Context) => {
       requireScope(ctx, `read:${def.name}`);

@@ -9,10 +9,10 @@ import type { Context } from 'koa';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
-import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
+import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { bodyOf, validator } from '../validate.ts';
 import { BULK_MAX, scopeOf, type TagOwner, type TagPage, type TagRecord } from '../services/tags.ts';
-import { ENTITY_NAMES } from '../../mappings/index.ts';
+import { ENTITY_NAMES, entity } from '../../mappings/index.ts';
 import { pageParams, throwProblems } from '../read/request.ts';
 import type { EntityName } from '../../mappings/types.ts';
 
@@ -199,7 +199,9 @@ export function tagRoutes(services: Services): Router {
     r.get(`/v1/${type}/:id/tags`, async (ctx) => {
       const scope = readerOf(ctx);
       noQuery(ctx.query);
-      const records = await tags.tagsOf(scope, type, ctx.params.id);
+      // An id that names no record is a 404, as on the record's own path.
+      const [records, found] = await Promise.all([tags.tagsOf(scope, type, ctx.params.id), tags.exists(authOf(ctx).dataNamespace, type, ctx.params.id)]);
+      if (!found) throw notFound(entity(type).label, 'id');
       ok(ctx, records, { returned: records.length });
     });
   }

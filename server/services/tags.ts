@@ -199,6 +199,11 @@ export class TagService {
     return { created, matched: unique.length, tags };
   }
 
+  /** True when the entity has a document with this id in the namespace. */
+  async exists(ns: string, type: EntityName, id: string): Promise<boolean> {
+    return (await this.missingEntities(ns, type, [id])).size === 0;
+  }
+
   /** Ids among `ids` that are not documents of the entity in the namespace (all of them when its alias is missing). */
   private async missingEntities(ns: string, type: EntityName, ids: string[]): Promise<Set<string>> {
     const unique = [...new Set(ids)];

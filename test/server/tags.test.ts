@@ -47,7 +47,12 @@ async function total(secret: string): Promise<number> {
 
 t.before(async () => {
   h = await startHarness();
-  cleanup = await loadFixtures(h);
+  const live = await loadFixtures(h);
+  const sandbox = await loadFixtures(h, { sandbox: true });
+  cleanup = async () => {
+    await live();
+    await sandbox();
+  };
   svc = h.running.services.tags;
   alice = (await h.key({ org, user: 'alice' })).secret;
   bob = (await h.key({ org, user: 'bob' })).secret;
@@ -184,6 +189,8 @@ t('GET /v1/tags/entities by tag or tag_id; GET /v1/{resource}/{id}/tags', async 
   assertError(await call('GET', `/v1/tags/entities?tag_id=${randomUUID()}`, alice), 404, 'NOT_FOUND', { field: 'tag_id' });
   assertError(await call('GET', `/v1/tags/entities?tag=beta&tag_id=${byTag[0].tag_id}`, alice), 400, 'VALIDATION_ERROR', { field: 'tag_id', issue: 'conflicting_values' });
 
+  // An id that names no record is a 404 naming it, as on the record's own path.
+  assertError(await call('GET', '/v1/companies/no-such-company/tags', alice), 404, 'NOT_FOUND', { field: 'id' });
   const onC1 = assertOk(await call('GET', '/v1/companies/c1/tags', alice));
   assert.equal(onC1.map((r: { tag: string }) => r.tag).sort(), ['alpha', 'beta', 'vip client']);
   for (const r of onC1) {
