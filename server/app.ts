@@ -12,6 +12,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { tagRoutes } from './routes/tags.ts';
 import { readRoutes } from './routes/read.ts';
 import { lookupRoutes } from './routes/lookup.ts';
+import { autocompleteRoutes } from './routes/autocomplete.ts';
 import type Router from '@koa/router';
 import { ApiError } from './errors.ts';
 
@@ -19,8 +20,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
-// lookup and batch before the read routes: /v1/companies/lookup is not a company id.
-const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, lookupRoutes, readRoutes];
+// lookup, batch and autocomplete before the read routes: /v1/companies/lookup is not a company id.
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, lookupRoutes, autocompleteRoutes, readRoutes];
 
 export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */
