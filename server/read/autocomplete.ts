@@ -86,8 +86,11 @@ export function autocompletePrefix(req: AutocompleteRequest): string {
   if (columnOf(req).domain) return domainPrefix(req.text);
   const norm = suggestForm(normalizeQueryName(req.text) || foldText(req.text));
   if (!norm) return '';
-  // A trailing space is part of what was typed ("acme " is "acme" then another word).
-  return (/\s$/.test(req.text) ? `${norm} ` : norm).slice(0, SUGGEST_MAX_INPUT);
+  // A trailing space is part of what was typed ("acme " is "acme" then another word), unless
+  // normalizing dropped the last word typed (a legal suffix: "acme inc " is any Acme).
+  const last = foldText(req.text).split(' ').pop() ?? '';
+  const nextWord = /\s$/.test(req.text) && norm.endsWith(last);
+  return (nextWord ? `${norm} ` : norm).slice(0, SUGGEST_MAX_INPUT);
 }
 
 /** Fields read from each suggested row. */

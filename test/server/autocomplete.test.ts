@@ -66,6 +66,7 @@ pure('prefix: folded like search (case, accents, punctuation, legal suffix); web
   assert.is(autocompletePrefix(req('CAFÉ Lumière, LLC')), 'cafe lumiere');
   assert.is(autocompletePrefix(req('The Smith Gr')), 'smith gr');
   assert.is(autocompletePrefix(req('acme ')), 'acme ', 'a trailing space: the next word is being typed');
+  assert.is(autocompletePrefix(req('acme inc ')), 'acme', 'unless the last word was a legal suffix');
   assert.equal(['acme', 'www.acme', 'https://acme.c', 'HTTPS://WWW.Acme.com/about'].map((w) => autocompletePrefix(req(w, 'website'))), ['acme', 'acme', 'acme.c', 'acme.com']);
   assert.is(autocompletePrefix(req('Marsh & McLennan')), 'marsh mclennan', '"and" (from \'&\') is left out on both sides');
   assert.is(autocompletePrefix(req('https://www.acme.c', 'website')), 'acme.c');
@@ -212,6 +213,8 @@ t('errors: 2-character rule, column off the allowlist (naming it), limit bounds,
   for (const q of ['a', '%20a%20', '']) assertError(await ac(`/v1/companies/autocomplete?query=${q}`), 400, 'VALIDATION_ERROR', { field: 'query', issue: 'too_short' });
   assertError(await ac('/v1/companies/autocomplete?search=a'), 400, 'VALIDATION_ERROR', { field: 'search', issue: 'too_short' });
   assertError(await ac('/v1/companies/autocomplete'), 400, 'VALIDATION_ERROR', { field: 'query', issue: 'missing_required' });
+  assertError(await ac('/v1/companies/autocomplete?query=acme&search=acmx'), 400, 'VALIDATION_ERROR', { field: 'search', issue: 'conflicting_values' });
+  assert.is((await ac('/v1/companies/autocomplete?query=acme&search=acme')).status, 200);
   for (const [resource, column, allowed] of [['companies', 'ein', ['company_name', 'website']], ['personnel', 'email_address', ['full_name', 'title']], ['broker-offices', 'city', ['office_name']], ['brokers', 'website', ['broker_name']]] as const) {
     const res = await ac(`/v1/${resource}/autocomplete?query=ab&column=${column}`);
     assertError(res, 400, 'VALIDATION_ERROR', { field: 'column', issue: 'invalid_value' });
