@@ -5,7 +5,7 @@
  *    copy the joined fields, compute derived fields and the search companions.
  */
 import { createHash } from 'node:crypto';
-import { companion, isSearchable } from '../mappings/es-mapping.ts';
+import { companion, hasSuggest, isSearchable, suggestValue } from '../mappings/es-mapping.ts';
 import { foldText, normalizeFolded, normalizeName } from '../mappings/normalize.ts';
 import type { Doc, EntityDef, EntityName, FieldDef, JoinDef } from '../mappings/types.ts';
 import { checkId, coerceField, isBlank, type FieldIssue } from './validate.ts';
@@ -112,7 +112,7 @@ function joinedValue(doc: Doc, j: JoinDef, parents: Map<string, Doc>, field: str
 }
 
 /** Search companions of a name field's value. */
-function addCompanions(doc: Doc, f: FieldDef): void {
+function addCompanions(def: EntityDef, doc: Doc, f: FieldDef): void {
   const v = doc[f.name];
   if (typeof v !== 'string' || !v) return;
   const folded = foldText(v);
@@ -128,6 +128,7 @@ function addCompanions(doc: Doc, f: FieldDef): void {
   if (v.includes('&')) compacts.add(normalizeName(v.replace(/&/g, '')).replace(/ /g, ''));
   compacts.delete('');
   doc[companion.compact(f.name)] = compacts.size === 1 ? [...compacts][0] : [...compacts];
+  if (hasSuggest(f) && norm) doc[companion.suggest(f.name)] = suggestValue(norm, doc[def.autocomplete.popularity]);
 }
 
 /**
@@ -201,7 +202,7 @@ export function completeDoc(def: EntityDef, doc: Doc, parentsByJoin: Map<string,
     setShaped(doc, f, value);
   }
   for (const f of plan.derived) setShaped(doc, f, (f.source as { derive: (d: Doc) => unknown }).derive(doc));
-  for (const f of plan.names) addCompanions(doc, f);
+  for (const f of plan.names) addCompanions(def, doc, f);
 }
 
 /** Sets a computed field: keywords fields are arrays, scalar fields take the first of an array; blank is left out. */

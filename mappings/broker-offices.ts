@@ -1,5 +1,5 @@
 /** Broker offices: the local offices of brokerages, with their book of business. */
-import { csv, defineEntity, domainOf, derived, f, joined, num } from './fields.ts';
+import { csv, defineEntity, qualified, domainOf, derived, f, joined, num } from './fields.ts';
 import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, COMMISSION_TIERS, bandOf } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 import { filter, labels } from './filters.ts';
@@ -10,6 +10,10 @@ export const brokerOffices = defineEntity({
   naturalKey: ['broker_id', 'office_name', 'city', 'state'],
   defaultSort: 'office_name',
   defaultAutocomplete: 'office_name',
+  autocomplete: {
+    popularity: 'client_count',
+    columns: { office_name: { reads: ['broker_name', 'city', 'state'], label: (d) => qualified(d.office_name, d.broker_name, d.city, d.state) } },
+  },
   geo: { state: 'state', dma: 'dma' },
   crm: { ein: null, domain: 'domain' },
   leadSource: () => 'Form 5500 Schedule A',

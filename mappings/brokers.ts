@@ -1,5 +1,5 @@
 /** Brokers: brokerages (the corporate entity behind broker offices). */
-import { csv, defineEntity, domainOf, derived, f, num } from './fields.ts';
+import { csv, defineEntity, qualified, domainOf, derived, f, num } from './fields.ts';
 import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, bandOf } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 import { filter, labels } from './filters.ts';
@@ -10,6 +10,10 @@ export const brokers = defineEntity({
   naturalKey: ['broker_name'],
   defaultSort: 'broker_name',
   defaultAutocomplete: 'broker_name',
+  autocomplete: {
+    popularity: 'total_clients',
+    columns: { broker_name: { reads: ['hq_city', 'hq_state'], label: (d) => qualified(d.broker_name, d.hq_city, d.hq_state) } },
+  },
   geo: { state: 'hq_state', dma: 'hq_dma' },
   crm: { ein: null, domain: 'domain' },
   leadSource: () => 'Form 5500 Schedule A',

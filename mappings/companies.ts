@@ -1,5 +1,5 @@
 /** Companies: plan sponsors from Form 5500 filings. */
-import { csv, defineEntity, domainOf, derived, f, joined, num } from './fields.ts';
+import { csv, defineEntity, qualified, domainOf, derived, f, joined, num } from './fields.ts';
 import { industryPath, findIndustry } from './industries.ts';
 import {
   ASSET_TIERS_401K, BENEFIT_TYPES, EMPLOYEE_BANDS, FORM_TYPES, FUNDING_STATUSES, MONTHS, PREMIUM_TIERS,
@@ -18,6 +18,13 @@ export const companies = defineEntity({
   crm: { ein: 'ein', domain: 'domain' },
   defaultSort: 'company_name',
   defaultAutocomplete: 'company_name',
+  autocomplete: {
+    popularity: 'total_number_of_employees',
+    columns: {
+      company_name: { reads: ['city', 'state'], label: (d) => qualified(d.company_name, d.city, d.state) },
+      website: { reads: ['company_name', 'city', 'state'], label: (d) => qualified(d.website, d.company_name, d.city, d.state), domain: 'domain' },
+    },
+  },
   geo: { state: 'state', dma: 'dma' },
   leadSource: (d) => `Form 5500${d.filing_year ? ` (${d.filing_year})` : ''}`,
   price: { basic: 250, advanced: 1000 },

@@ -15,7 +15,57 @@ export const companion = {
   norm: (f: string) => `${f}__norm`,
   /** Normalized name without spaces: finds "acmehealth" for "Acme Health". */
   compact: (f: string) => `${f}__compact`,
+  /** Completion field of an autocomplete name: prefixes of the normalized name, fuzzy, weighted by popularity. */
+  suggest: (f: string) => `${f}__suggest`,
 } as const;
+
+/** The completion context holding a row's side (personnel lead_type), when the entity has sides. */
+export const SIDE_CONTEXT = 'side';
+
+/**
+ * Completion weights: a name's whole-name input outranks every later-word input ("acme" first
+ * suggests names starting with Acme, then names with a word starting with acme); within each,
+ * the popularity field (capped) orders. Weights are integers below 2^31.
+ */
+export const SUGGEST_WEIGHT = { wholeName: 1_000_000_000, popularityCap: 999_999_999 } as const;
+/** Later words of a name that start an input of their own (the first 1 + 3 words of a long name). */
+const SUGGEST_WORD_STARTS = 4;
+/** Completion inputs are truncated at this length (Elasticsearch's default max_input_length). */
+export const SUGGEST_MAX_INPUT = 50;
+/**
+ * Joins a later-word input to the whole name it belongs to: normalized text never holds it, so
+ * typing cannot run into it, and each input stays distinct per name (skip_duplicates then
+ * drops one name's repeats, never two names sharing a word).
+ */
+export const SUGGEST_JOIN = '|';
+
+/** True for a name field with autocomplete: it gets the completion companion. */
+export const hasSuggest = (f: FieldDef): boolean => f.type === 'name' && f.autocomplete === true;
+
+/**
+ * The completion value of a normalized name (in its suggestForm): the whole name, and each later
+ * word start joined to the whole name; weighted by the row's popularity.
+ */
+/**
+ * The form a normalized name is suggested under, at ingest and for what is typed: without the
+ * word "and" ('&' folds to it), since "marsh mc" is typed for "Marsh & McLennan" as often as
+ * "marsh and mc"; a name that is only "and" keeps it.
+ */
+export function suggestForm(norm: string): string {
+  const words = norm.split(' ').filter((w) => w && w !== 'and');
+  return words.length ? words.join(' ') : norm;
+}
+
+export function suggestValue(name: string, popularity: unknown): { input: string[]; weight: number }[] {
+  const norm = suggestForm(name);
+  const words = norm.split(' ').filter(Boolean);
+  if (!words.length) return [];
+  const pop = typeof popularity === 'number' && popularity > 0 ? Math.min(Math.floor(popularity), SUGGEST_WEIGHT.popularityCap) : 0;
+  const later: string[] = [];
+  for (let i = 1; i < Math.min(words.length, SUGGEST_WORD_STARTS); i++) later.push(`${words.slice(i).join(' ')}${SUGGEST_JOIN}${norm}`);
+  const whole = { input: [norm], weight: SUGGEST_WEIGHT.wholeName + pop };
+  return later.length ? [whole, { input: later, weight: pop }] : [whole];
+}
 
 type Mapping = Record<string, unknown>;
 
@@ -37,7 +87,7 @@ export function isSearchable(f: FieldDef): boolean {
   return f.type === 'name' && (f.search !== undefined || f.autocomplete === true);
 }
 
-function fieldMappings(f: FieldDef): [string, Mapping][] {
+function fieldMappings(def: EntityDef, f: FieldDef): [string, Mapping][] {
   if (f.type !== 'name') return [[f.name, BY_TYPE[f.type]]];
   const out: [string, Mapping][] = [
     [f.name, { type: 'text', analyzer: 'standard', fields: { raw: KEYWORD } }],
@@ -55,13 +105,19 @@ function fieldMappings(f: FieldDef): [string, Mapping][] {
     ]);
     out.push([companion.compact(f.name), { type: 'keyword', ignore_above: 512 }]);
   }
+  if (hasSuggest(f)) {
+    // Inputs are normalized at ingest (and prefixes at query time) by the same code: the
+    // keyword analyzer keeps them as they are. Rows of a side are suggested on their side only.
+    const contexts = def.side ? { contexts: [{ name: SIDE_CONTEXT, type: 'category', path: def.side.field }] } : {};
+    out.push([companion.suggest(f.name), { type: 'completion', analyzer: 'keyword', max_input_length: SUGGEST_MAX_INPUT, ...contexts }]);
+  }
   return out;
 }
 
 /** The `mappings` body of an entity's index. */
 export function esMappings(def: EntityDef): Mapping {
   const properties: Record<string, Mapping> = {};
-  for (const f of def.fields) for (const [name, m] of fieldMappings(f)) properties[name] = m;
+  for (const f of def.fields) for (const [name, m] of fieldMappings(def, f)) properties[name] = m;
   return {
     dynamic: 'strict',
     _meta: { bintel: { entity: def.name, mapping_hash: mappingHash(def) } },
@@ -102,6 +158,6 @@ export const DOC_LAYOUT = 3;
  */
 export function mappingHash(def: EntityDef): string {
   const props: Record<string, Mapping> = {};
-  for (const f of def.fields) for (const [name, m] of fieldMappings(f)) props[name] = m;
+  for (const f of def.fields) for (const [name, m] of fieldMappings(def, f)) props[name] = m;
   return createHash('sha1').update(JSON.stringify({ props, layout: DOC_LAYOUT })).digest('hex').slice(0, 12);
 }

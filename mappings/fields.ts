@@ -46,3 +46,9 @@ export function firstOf(doc: Doc, ...fields: string[]): unknown {
 export function defineEntity(def: EntityDef): EntityDef {
   return Object.freeze({ ...def, fields: Object.freeze([...def.fields]), joins: Object.freeze([...def.joins]) });
 }
+
+/** A label: the value, then what qualifies it in parentheses (blank parts left out): "Acme Inc. (Dallas, TX)". */
+export function qualified(value: unknown, ...parts: unknown[]): string {
+  const q = parts.filter((x) => typeof x === 'string' && x.trim() !== '');
+  return q.length ? `${String(value ?? '')} (${q.join(', ')})` : String(value ?? '');
+}

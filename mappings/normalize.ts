@@ -95,3 +95,16 @@ export function normalizeEin(s: string): string {
   const digits = s.replace(/[\s-]/g, '');
   return /^\d{9}$/.test(digits) ? digits : '';
 }
+
+/**
+ * What a user has typed of a website, as the start of a normalized domain (normalizeDomain of
+ * a partial entry): no scheme, no `www.`, nothing from the first `/`, `?` or `#`, lowercase.
+ * `https://www.acme.c` → `acme.c`, `www.acme` → `acme`; '' when nothing domain-like remains.
+ */
+export function domainPrefix(s: string): string {
+  let d = s.trim().toLowerCase();
+  d = d.replace(/^[a-z][a-z0-9+.-]*:\/\/?/, '').replace(/^\/+/, '');
+  d = d.split(/[/?#]/)[0];
+  d = d.replace(/^www\d*\./, '');
+  return /^[a-z0-9][a-z0-9.-]*$/.test(d) ? d : '';
+}

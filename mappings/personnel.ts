@@ -3,7 +3,7 @@
  * (lead_type=broker). Company-side and broker-side filter attributes are denormalized
  * from the parent at ingest, because Elasticsearch has no joins.
  */
-import { csv, defineEntity, domainOf, derived, f, firstOf, joined } from './fields.ts';
+import { csv, defineEntity, qualified, domainOf, derived, f, firstOf, joined } from './fields.ts';
 import { COMPANY_SIDE, filter } from './filters.ts';
 import { EMAIL_STATUSES, FORM5500_ROLES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES, seniorityLevels } from './reference.ts';
 
@@ -16,6 +16,15 @@ export const personnel = defineEntity({
   naturalKey: ['lead_type', 'email_address', 'full_name', 'company_id', 'broker_office_id'],
   defaultSort: 'last_name',
   defaultAutocomplete: 'full_name',
+  autocomplete: {
+    popularity: 'total_number_of_employees',
+    columns: {
+      // "Ana Díaz (VP of Benefits, Acme Healthcare Inc.)": the contact with title and employer.
+      full_name: { reads: ['title', 'company_name'], label: (d) => qualified(d.full_name, d.title, d.company_name) },
+      // Titles are shared by many contacts: one suggestion per title.
+      title: { reads: [], label: (d) => String(d.title ?? ''), distinct: true },
+    },
+  },
   geo: { state: 'company_state', dma: 'company_dma' },
   crm: { ein: 'company_ein', domain: 'company_domain' },
   leadSource: (d) => (d.lead_type === 'broker' ? 'Broker directory' : 'Form 5500 contacts'),

@@ -112,6 +112,31 @@ export interface OwnGeoDef {
   readonly fields: { readonly state: string; readonly dma: string };
 }
 
+/** How one autocomplete column suggests (GET /v1/{resource}/autocomplete?column=...). */
+export interface AutocompleteColumnDef {
+  /** Fields read to build the label, besides the column itself (basic-tier fields only: a label is shown to every key). */
+  readonly reads: readonly string[];
+  /** The label of a suggestion: the value qualified by who or where the row is. */
+  readonly label: (doc: Doc) => string;
+  /** Suggestions are distinct values rather than rows (personnel titles): one per value, id ''. */
+  readonly distinct?: boolean;
+  /**
+   * Matched on prefixes of this normalized-domain keyword (a website column) instead of the
+   * name's completion companion; the list's `search` matches the same keyword exactly.
+   */
+  readonly domain?: string;
+}
+
+/** Autocomplete of an entity: a column per field flagged `autocomplete`, and the popularity order. */
+export interface AutocompleteDef {
+  /**
+   * Numeric field ranking suggestions of a match tier (most first): the completion weight at
+   * ingest. Only orders suggestions, it is never shown.
+   */
+  readonly popularity: string;
+  readonly columns: Readonly<Record<string, AutocompleteColumnDef>>;
+}
+
 export interface EntityDef {
   readonly name: EntityName;
   /** Singular label for messages. */
@@ -125,6 +150,8 @@ export interface EntityDef {
   readonly defaultSort: string;
   /** Default autocomplete column. */
   readonly defaultAutocomplete: string;
+  /** Autocomplete columns and ranking (see AutocompleteDef). */
+  readonly autocomplete: AutocompleteDef;
   /** Fields the `states`/`dmas` filters match (for personnel: the company side). */
   readonly geo: { readonly state: string; readonly dma: string };
   /** Cross-field rules checked at ingest: each returns [field, issue] when broken. */

@@ -14,6 +14,7 @@ import { readRoutes } from './routes/read.ts';
 import { lookupRoutes } from './routes/lookup.ts';
 import { exportRoutes } from './routes/export.ts';
 import { filterOptionRoutes } from './routes/filter-options.ts';
+import { autocompleteRoutes } from './routes/autocomplete.ts';
 import type Router from '@koa/router';
 import { ApiError } from './errors.ts';
 
@@ -21,8 +22,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
-// lookup and batch before the read routes: /v1/companies/lookup is not a company id.
-const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, lookupRoutes, exportRoutes, readRoutes];
+// Mount order decides path ownership (see below): the specific routes of a resource before its detail route.
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, lookupRoutes, autocompleteRoutes, exportRoutes, readRoutes];
 
 export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */

@@ -53,3 +53,26 @@ export async function fetchMatching(services: Services, auth: AuthState, q: { de
   const t = res.hits.total;
   return { hits: res.hits.hits as Hit[], total: typeof t === 'object' ? t.value : (t ?? 0) };
 }
+
+/**
+ * The rows an autocomplete body (server/read/autocomplete.ts) suggests, in order: the hits of a
+ * prefix query, or the options of its suggesters (exact before one-typo), each row once.
+ */
+export async function fetchSuggested(services: Services, auth: AuthState, q: { def: EntityDef; body: Clause }): Promise<{ id: string; source: Doc }[]> {
+  const res = await services.es.search<Doc>({ index: indexFor(auth, q.def), ...q.body });
+  const out: { id: string; source: Doc }[] = [];
+  const seen = new Set<string>();
+  const add = (id: unknown, source: Doc | undefined) => {
+    if (typeof id !== 'string' || !source || seen.has(id)) return;
+    seen.add(id);
+    out.push({ id, source });
+  };
+  for (const h of res.hits.hits) add(h._id, h._source);
+  for (const name of ['exact', 'typo']) {
+    for (const entry of res.suggest?.[name] ?? []) {
+      const options = Array.isArray(entry.options) ? entry.options : [entry.options];
+      for (const o of options) add((o as { _id?: string })._id, (o as { _source?: Doc })._source);
+    }
+  }
+  return out;
+}

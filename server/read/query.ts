@@ -5,7 +5,7 @@
  * `search` scores.
  */
 import { companion, isSearchable } from '../../mappings/es-mapping.ts';
-import { foldText, normalizeQueryName } from '../../mappings/normalize.ts';
+import { foldText, normalizeDomain, normalizeQueryName } from '../../mappings/normalize.ts';
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
 import type { CfFilter, ListRequest } from './list-request.ts';
 import { CRMS, crmDocId, type Crm, type CrmContext, type CrmStatus } from '../services/crm.ts';
@@ -180,6 +180,9 @@ export function searchClause(def: EntityDef, text: string): Clause {
       ...compacts.map((c) => ({ fuzzy: { [companion.compact(f.name)]: { value: c, fuzziness: c.length > 7 ? 2 : 'AUTO', prefix_length: 1, boost } } })),
     );
   }
+  // A website typed into search (an autocomplete value of a domain column) finds its row.
+  const domain = normalizeDomain(text);
+  if (domain) for (const c of Object.values(def.autocomplete.columns)) if (c.domain) should.push({ term: { [c.domain]: { value: domain, boost: 30 } } });
   return { bool: { should, minimum_should_match: 1 } };
 }
 

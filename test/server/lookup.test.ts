@@ -103,6 +103,9 @@ t('batch paths take POST only: GET is 405 with Allow, not a detail read of the i
   assert.is(del.headers.get('allow'), 'POST');
   // Other reserved segments are not record ids either: the export route answers (here: it needs a filter).
   assertError(await get('/v1/brokers/export.csv'), 400, 'FILTER_REQUIRED', { field: 'page_size' });
+  // autocomplete is an endpoint of its own (its 400, never "no record with id autocomplete").
+  assertError(await get('/v1/companies/autocomplete'), 400, 'VALIDATION_ERROR', { field: 'query', issue: 'missing_required' });
+  assertError(await h.call('POST', '/v1/companies/autocomplete', { secret, body: {} }), 405, 'METHOD_NOT_ALLOWED');
 });
 
 t('bodies: not JSON is 415; dry runs answer data in the shape of the real call; personnel batch takes lead_type from the query too', async () => {
