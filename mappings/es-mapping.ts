@@ -90,7 +90,8 @@ export function isSearchable(f: FieldDef): boolean {
 function fieldMappings(def: EntityDef, f: FieldDef): [string, Mapping][] {
   if (f.type !== 'name') return [[f.name, BY_TYPE[f.type]]];
   const out: [string, Mapping][] = [
-    [f.name, { type: 'text', analyzer: 'standard', fields: { raw: KEYWORD } }],
+    // raw: the value as stored (cf exact); lc: the whole name, case-insensitive (search's exact tier).
+    [f.name, { type: 'text', analyzer: 'standard', fields: { raw: KEYWORD, ...(isSearchable(f) ? { lc: { type: 'keyword', normalizer: 'lowercase', ignore_above: 512 } } : {}) } }],
     [companion.sort(f.name), { type: 'keyword', ignore_above: 512 }],
   ];
   if (isSearchable(f)) {

@@ -171,6 +171,9 @@ export function searchClause(def: EntityDef, text: string): Clause {
     const boost = f.search as number;
     const n = companion.norm(f.name);
     should.push(
+      // The name exactly as typed (case aside), punctuation, accents and suffix included: above
+      // its folded twins ("Abebe Distributors, Inc." before "Abebe Distributors Inc.").
+      { term: { [`${f.name}.lc`]: { value: text.trim().toLowerCase(), boost: 20 * boost } } },
       { term: { [`${n}.kw`]: { value: norm, boost: 10 * boost } } },
       ...compacts.map((c) => ({ term: { [companion.compact(f.name)]: { value: c, boost: 6 * boost } } })),
       { match_phrase_prefix: { [n]: { query: norm, boost: 3 * boost } } },

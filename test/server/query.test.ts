@@ -210,7 +210,7 @@ t('searchClause: only the searchable name fields, boosts scale with the field bo
     assert.is(c.bool.minimum_should_match, 1);
     const searchable = def.fields.filter((f) => isSearchable(f) && f.search !== undefined);
     assert.ok(searchable.length > 0, def.name);
-    const allowed = new Set(searchable.flatMap((f) => [companion.norm(f.name), `${companion.norm(f.name)}.kw`, companion.compact(f.name)]));
+    const allowed = new Set(searchable.flatMap((f) => [`${f.name}.lc`, companion.norm(f.name), `${companion.norm(f.name)}.kw`, companion.compact(f.name)]));
     for (const clause of c.bool.should as J[]) {
       const [kind] = Object.keys(clause);
       const [field] = Object.keys(clause[kind]);
@@ -220,6 +220,8 @@ t('searchClause: only the searchable name fields, boosts scale with the field bo
       const exact = (c.bool.should as J[]).find((x) => x.term?.[`${companion.norm(f.name)}.kw`]);
       assert.ok(exact, `${def.name}.${f.name} has an exact normalized term`);
       assert.is(exact.term[`${companion.norm(f.name)}.kw`].boost, 10 * (f.search as number));
+      const asTyped = (c.bool.should as J[]).find((x) => x.term?.[`${f.name}.lc`]);
+      assert.equal(asTyped.term[`${f.name}.lc`], { value: 'acme helth inc', boost: 20 * (f.search as number) }, 'the exact tier ranks above the folded one');
       const fuzzy = (c.bool.should as J[]).find((x) => x.match?.[companion.norm(f.name)]);
       assert.is(fuzzy.match[companion.norm(f.name)].fuzziness, 'AUTO');
       assert.is(fuzzy.match[companion.norm(f.name)].prefix_length, 1);
