@@ -43,6 +43,12 @@ export interface Config {
   readonly pageWindow: number;
   /** Ingest logs heap figures at each forced collection (BINTEL_DEBUG_GC=1). */
   readonly debugGc: boolean;
+  /** Directory of async export files (shared by every server process in production). */
+  readonly exportDir: string;
+  /** Most rows of one async export (POST /v1/exports `max_rows`). */
+  readonly exportMaxRows: number;
+  /** Hours an async export file (and its job) is kept after it completes. */
+  readonly exportTtlH: number;
 }
 
 const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
@@ -86,14 +92,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return n;
   };
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT "${env.PORT}" is not a port number`);
+  // As root the state lives outside /root, which the unprivileged Elasticsearch user cannot enter.
+  const home = env.BINTEL_HOME || (process.getuid?.() === 0 ? '/var/lib/bintel' : join(homedir(), '.bintel'));
   return Object.freeze({
     esUrl,
     redisUrl,
     namespace,
     port,
     host: env.BINTEL_HOST || '127.0.0.1',
-    // As root the state lives outside /root, which the unprivileged Elasticsearch user cannot enter.
-    home: env.BINTEL_HOME || (process.getuid?.() === 0 ? '/var/lib/bintel' : join(homedir(), '.bintel')),
+    home,
     esVersion: env.BINTEL_ES_VERSION || '8.19.7',
     esHeap: env.BINTEL_ES_HEAP || '1g',
     esPort: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
@@ -105,5 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pageWindow: Math.min(10_000, positive('BINTEL_PAGE_WINDOW', 10_000)),
     exactCountUpTo: positive('BINTEL_EXACT_COUNT_UP_TO', 10_000),
     debugGc: Boolean(env.BINTEL_DEBUG_GC),
+    exportDir: env.BINTEL_EXPORT_DIR || join(home, 'exports'),
+    exportMaxRows: positive('BINTEL_EXPORT_MAX_ROWS', 50_000),
+    exportTtlH: positive('BINTEL_EXPORT_TTL_H', 24),
   });
 }

@@ -52,6 +52,11 @@ export interface RedisKeys {
   crawl(org: string, keyId: string, fingerprint: string): string;
   /** Receipt of rows an organization paid for (a later identical delivery is a free cache hit), in the org's slot. */
   paid(org: string, delivery: string): string;
+  /** Async export job of an organization (JSON), its list (sorted set by creation), an Idempotency-Key's job id, and its settled flag. */
+  exportJob(org: string, id: string): string;
+  exportJobs(org: string): string;
+  exportIdem(org: string, idemKey: string): string;
+  exportSettled(org: string, id: string): string;
   /** Tag records and indexes of one user. */
   tagRecord(scope: string, tagId: string): string;
   tagPair(scope: string, entityType: string, entityId: string, tag: string): string;
@@ -90,6 +95,10 @@ export function redisKeys(ns: string): RedisKeys {
     dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,
     crawl: (o: string, id: string, fp: string) => `${org(o)}:crawl:${id}:${fp}`,
     paid: (o: string, d: string) => `${org(o)}:paid:${d}`,
+    exportJob: (o: string, id: string) => `${org(o)}:export:${id}`,
+    exportJobs: (o: string) => `${org(o)}:exports`,
+    exportIdem: (o: string, k: string) => `${org(o)}:export-idem:${k}`,
+    exportSettled: (o: string, id: string) => `${org(o)}:export-settled:${id}`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
     tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,
     tagEntities: (s: string, t: string, tag: string) => `${user(s)}:ents:${t}:${tag}`,

@@ -13,6 +13,7 @@ import { tagRoutes } from './routes/tags.ts';
 import { readRoutes } from './routes/read.ts';
 import { lookupRoutes } from './routes/lookup.ts';
 import { exportRoutes } from './routes/export.ts';
+import { exportJobRoutes } from './routes/exports.ts';
 import { filterOptionRoutes } from './routes/filter-options.ts';
 import { autocompleteRoutes } from './routes/autocomplete.ts';
 import type Router from '@koa/router';
@@ -23,7 +24,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
 // Mount order decides path ownership (see below): the specific routes of a resource before its detail route.
-const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, lookupRoutes, autocompleteRoutes, exportRoutes, readRoutes];
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, lookupRoutes, autocompleteRoutes, exportRoutes, exportJobRoutes, readRoutes];
 
 export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */

@@ -57,6 +57,7 @@ export const CATALOGUE = {
   NOT_FOUND: { status: 404, message: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'Conflict' },
+  GONE: { status: 410, message: 'Gone' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   REQUEST_TOO_LARGE: { status: 431, message: 'Request line and headers too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json' },

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
+import { cleanupExports, drainJobs } from './read/async-export.ts';
 import type { ErrorCode, IssueCode } from './errors.ts';
 
 export interface Running {
@@ -37,6 +38,9 @@ export async function serve(config: Config, opts: { port?: number; host?: string
   });
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
+  // Expired async export files go hourly (never a .part file nor a running job's).
+  const cleanup = setInterval(() => void cleanupExports(services).catch(() => {}), 3_600_000);
+  cleanup.unref();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -46,6 +50,8 @@ export async function serve(config: Config, opts: { port?: number; host?: string
     close: async () => {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
+      clearInterval(cleanup);
+      await drainJobs();
       await services.close();
     },
   };

@@ -86,6 +86,8 @@ export interface ExportWalk {
   /** Rows charged (the exact count before the walk). */
   rows: number;
   charge: Charge;
+  /** Called after each batch with the rows handed over so far (async exports report progress with it). */
+  onRows?: (sent: number) => void | Promise<void>;
 }
 
 /**
@@ -123,6 +125,7 @@ export async function* exportCsv(services: Services, auth: AuthState, w: ExportW
       yield rows.map((r) => csvLine(columns.map((c) => String(r[c] ?? '')))).join('');
       sent += hits.length;
       after = hits[hits.length - 1].sort;
+      await w.onRows?.(sent);
     }
   } finally {
     if (pit) await services.es.closePointInTime({ id: pit }).catch(() => {});

@@ -1,0 +1,156 @@
+/**
+ * Async exports (an extension beyond the spec; server/read/async-export.ts):
+ * POST /v1/exports, GET /v1/exports, GET /v1/exports/{id}, GET /v1/exports/{id}/download.
+ * POST composes the export pipeline (parse → authorize → caller context → build → exact count →
+ * debit) with `max_rows` in place of the synchronous 2,000-row limit, then starts the job.
+ */
+import Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from 'koa';
+import type { Services } from '../context.ts';
+import { authOf, requireScope } from '../middleware/auth.ts';
+import { ENTITIES } from '../../mappings/index.ts';
+import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
+import { authorizeList } from '../read/authorize.ts';
+import { chargeRows } from '../read/charge.ts';
+import { callerContext } from '../read/decorate.ts';
+import { exportParams, parseExportRequest } from '../read/export.ts';
+import { exportFileName, jobView, listJobs, loadJob, saveJob, startJob, type ExportJob } from '../read/async-export.ts';
+import { indexFor } from '../read/fetch.ts';
+import { buildListQuery } from '../read/query.ts';
+import type { RawQuery } from '../read/request.ts';
+import { bodyOf } from '../validate.ts';
+
+const ID_RE = /^exp_[0-9a-f]{32}$/;
+
+export function exportJobRoutes(services: Services): Router {
+  const r = new Router();
+  const { config } = services;
+
+  r.post('/v1/exports', async (ctx: Context) => {
+    const auth = authOf(ctx);
+    const raw = bodyOf(ctx);
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid({ field: 'body', issue: 'invalid_type', expected: 'a JSON object' });
+    const { resource, max_rows: maxRows, gzip, ...params } = raw as Record<string, unknown>;
+    const def = ENTITIES.find((d) => d.name === resource);
+    if (!def) throw invalid({ field: 'resource', issue: resource === undefined ? 'missing_required' : 'invalid_value', expected: ENTITIES.map((d) => d.name) });
+    requireScope(ctx, `read:${def.name}`);
+    const problems: ErrorDetail[] = [];
+    if (!Number.isInteger(maxRows) || (maxRows as number) < 1) problems.push({ field: 'max_rows', issue: maxRows === undefined ? 'missing_required' : 'invalid_integer', expected: `a whole number from 1 to ${config.exportMaxRows}` });
+    else if ((maxRows as number) > config.exportMaxRows) problems.push({ field: 'max_rows', issue: 'out_of_range', expected: `at most ${config.exportMaxRows} rows in one export` });
+    if (gzip !== undefined && typeof gzip !== 'boolean') problems.push({ field: 'gzip', issue: 'invalid_type', expected: 'true or false' });
+    const allowed = exportParams(def).filter((p) => p !== 'limit' && p !== 'page_size');
+    const q: RawQuery = {};
+    for (const [k, v] of Object.entries(params)) {
+      const known = allowed.includes(k) || allowed.some((a) => a.endsWith('[') && k.startsWith(a));
+      if (!known) problems.push({ field: k, issue: 'unknown_field' });
+      else if (typeof v !== 'string') problems.push({ field: k, issue: 'invalid_type', expected: 'a string, as in the query string of the list' });
+      else q[k] = v;
+    }
+    if (problems.length) throw invalid(problems);
+
+    const idemKey = ctx.get('Idempotency-Key');
+    if (idemKey) {
+      const existing = await services.redis.get(services.rk.exportIdem(auth.key.org, idemKey));
+      const job = existing ? await loadJob(services, auth.key.org, existing) : null;
+      if (job) {
+        ctx.status = 200;
+        ctx.body = { ok: true, data: jobView(job), meta: { credits_charged: 0 } };
+        return;
+      }
+    }
+
+    const parsed = parseExportRequest(def, q);
+    const req = { ...parsed.list, pageSize: maxRows as number };
+    const grant = authorizeList(auth.key, req);
+    const caller = await callerContext(services, auth, { def, rows: grant.projection, tags: req.tags, crmStatus: req.crmStatus });
+    const body = buildListQuery(req, caller);
+    const index = indexFor(auth, def);
+    const { count } = await services.es.count({ index, query: body.query });
+    const rows = Math.min(req.pageSize, count);
+    const id = `exp_${randomUUID().replace(/-/g, '')}`;
+    if (idemKey) {
+      // The first request with the key wins; a concurrent twin reads the winner's job.
+      const won = await services.redis.set(services.rk.exportIdem(auth.key.org, idemKey), id, 'EX', config.exportTtlH * 3600, 'NX');
+      if (won !== 'OK') {
+        const other = await services.redis.get(services.rk.exportIdem(auth.key.org, idemKey));
+        const job = other ? await loadJob(services, auth.key.org, other) : null;
+        if (job) {
+          ctx.status = 200;
+          ctx.body = { ok: true, data: jobView(job), meta: { credits_charged: 0 } };
+          return;
+        }
+        throw new ApiError('CONFLICT', 'An export with this Idempotency-Key is being created; retry shortly', [{ field: 'idempotency-key', issue: 'conflicting_values' }]);
+      }
+    }
+    let charge;
+    try {
+      charge = await chargeRows(services, { auth, def, tier: grant.projection.tier, rows, signals: req.signals });
+    } catch (err) {
+      if (idemKey) await services.redis.del(services.rk.exportIdem(auth.key.org, idemKey));
+      throw err;
+    }
+    const gz = gzip === true;
+    const job: ExportJob = {
+      id,
+      org: auth.key.org,
+      resource: def.name,
+      status: 'queued',
+      gzip: gz,
+      rows_reserved: rows,
+      rows_written: 0,
+      percent: 0,
+      credits_reserved: charge.credits,
+      credits_charged: null,
+      created_at: new Date().toISOString(),
+      completed_at: null,
+      expires_at: null,
+      error: null,
+      file: exportFileName(auth.key.org, id, gz),
+      charge,
+    };
+    await saveJob(services, job);
+    await services.redis.zadd(services.rk.exportJobs(auth.key.org), Date.now(), id);
+    startJob(services, auth, { req, grant, index, body, rows, charge }, job);
+    ctx.status = 202;
+    ctx.set('Location', `/v1/exports/${id}`);
+    ctx.body = { ok: true, data: jobView(job), meta: { credits_charged: charge.credits, credits_reserved: charge.credits, total_count: count } };
+  });
+
+  r.get('/v1/exports', async (ctx: Context) => {
+    const jobs = await listJobs(services, authOf(ctx).key.org);
+    ctx.body = { ok: true, data: jobs.map(jobView), meta: { credits_charged: 0 } };
+  });
+
+  const jobOf = async (ctx: Context): Promise<ExportJob> => {
+    const id = ctx.params.id as string;
+    const job = ID_RE.test(id) ? await loadJob(services, authOf(ctx).key.org, id) : null;
+    if (!job) throw notFound('Export');
+    return job;
+  };
+
+  r.get('/v1/exports/:id', async (ctx: Context) => {
+    ctx.body = { ok: true, data: jobView(await jobOf(ctx)), meta: { credits_charged: 0 } };
+  });
+
+  r.get('/v1/exports/:id/download', async (ctx: Context) => {
+    const job = await jobOf(ctx);
+    if (job.status !== 'completed') {
+      throw new ApiError('CONFLICT', `The export is ${job.status}, not completed`, [{ field: 'id', issue: 'invalid_state', expected: 'completed' }]);
+    }
+    const path = join(config.exportDir, job.file);
+    const expired = job.expires_at !== null && Date.parse(job.expires_at) <= Date.now();
+    const size = expired ? null : await stat(path).then((s) => s.size, () => null);
+    if (size === null) throw new ApiError('GONE', 'The export file has expired; create the export again', [{ field: 'id', issue: 'invalid_state', expected: `a file is kept ${config.exportTtlH} h` }]);
+    ctx.status = 200;
+    ctx.set('Content-Type', job.gzip ? 'application/gzip' : 'text/csv; charset=utf-8');
+    ctx.set('Content-Disposition', `attachment; filename="${job.resource}-${job.id}.csv${job.gzip ? '.gz' : ''}"`);
+    ctx.set('Content-Length', String(size));
+    ctx.set('X-Export-Rows', String(job.rows_written));
+    ctx.body = createReadStream(path);
+  });
+  return r;
+}

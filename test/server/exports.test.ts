@@ -1,0 +1,165 @@
+/**
+ * Async exports (an extension beyond the spec): a job runs to completion with progress, its file
+ * is the list for the same filters and sort, the organization pays rows written × price exactly
+ * once, a job failed mid-walk (test-only fault hook, real Elasticsearch and Redis) releases the
+ * whole reservation, another organization gets 404, Idempotency-Key returns the same job,
+ * max_rows over the ceiling is a 400 naming it, an unfinished download is 409, an expired one
+ * 410, a test key pays nothing, and a second server process answers status and download.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseString } from 'fast-csv';
+import { entity } from '../../mappings/index.ts';
+import { rowPrice } from '../../server/pricing.ts';
+import { cleanupExports, drainJobs, exportFaults, loadJob, saveJob } from '../../server/read/async-export.ts';
+import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+
+const t = suite('exports');
+let h: Harness;
+let h2: Harness;
+let data: DataFiles | undefined;
+let sandbox: DataFiles | undefined;
+let dir = '';
+let org = '';
+let adv = '';
+let test = '';
+
+type Row = Record<string, string>;
+
+async function parseCsv(text: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  await new Promise<void>((resolve, reject) => {
+    parseString(text, { headers: true })
+      .on('data', (r: Row) => rows.push(r))
+      .on('error', reject)
+      .on('end', () => resolve());
+  });
+  return rows;
+}
+
+const post = (body: unknown, secret = adv, headers: Record<string, string> = {}) => h.call('POST', '/v1/exports', { secret, body, headers });
+
+async function finished(id: string, secret = adv): Promise<any> {
+  await drainJobs();
+  const res = await h.call('GET', `/v1/exports/${id}`, { secret });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  return res.body.data;
+}
+
+const FILTERS = { states: 'TX,CA,NY,FL,OH,PA,IL', sort_by: 'total_number_of_employees', sort_dir: 'desc', mode: 'full' };
+
+t.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bintel-exports-'));
+  const env = { BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_EXPORT_DIR: dir, BINTEL_EXPORT_MAX_ROWS: '3000' };
+  h = await startHarness(env);
+  h2 = await startHarness(env);
+  data = await loadGenerated(h, { companies: 2600, personnel: 100, brokerOffices: 20, brokers: 5, seed: 21 });
+  sandbox = await loadGenerated(h, { companies: 300, personnel: 0, brokerOffices: 10, brokers: 5, seed: 22, sandbox: true });
+  const o = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
+  org = o.org;
+  adv = o.secret;
+  test = (await h.key({ org, key_type: 'test' })).secret;
+});
+t.after(async () => {
+  exportFaults.failAfterRows = null;
+  await h.close();
+  await h2.close();
+  await data?.cleanup();
+  await sandbox?.cleanup();
+  await rm(dir, { recursive: true, force: true });
+});
+
+t('a job runs to completion; the file is the list (ids, order, values); charged rows written × price, once; another process serves it', async () => {
+  const before = await h.running.services.credits.balance(org);
+  const res = await post({ resource: 'companies', max_rows: 1500, ...FILTERS });
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  const id = res.body.data.id as string;
+  assert.match(id, /^exp_[0-9a-f]{32}$/);
+  assert.ok(['queued', 'running', 'completed'].includes(res.body.data.status));
+  const job = await finished(id);
+  assert.is(job.status, 'completed');
+  assert.is(job.percent, 100);
+  const rowsWritten = job.rows_written as number;
+  assert.is(rowsWritten, job.rows_reserved);
+  assert.ok(rowsWritten > 1000 && rowsWritten <= 1500, String(rowsWritten));
+  const price = rowPrice(entity('companies'), 'advanced');
+  assert.is(before - (await h.running.services.credits.balance(org)), rowsWritten * price.base);
+  assert.is(job.credits_charged, (rowsWritten * price.base) / 1000);
+
+  // Served by a second server process from the job state in Redis and the shared directory.
+  const dl = await h2.call('GET', `/v1/exports/${id}/download`, { secret: adv });
+  assert.is(dl.status, 200);
+  assert.is(dl.headers.get('content-type'), 'text/csv; charset=utf-8');
+  const rows = await parseCsv(dl.body as string);
+  assert.is(rows.length, rowsWritten);
+  const sync = await h.call('GET', `/v1/companies/export.csv?${new URLSearchParams(FILTERS)}&page_size=1000`, { secret: adv });
+  const expected = await parseCsv(sync.body as string);
+  const strip = ({ lead_source_retrieved_at: _t, ...r }: Row) => r;
+  assert.equal(rows.slice(0, 1000).map(strip), expected.map(strip));
+  assert.is((await h2.call('GET', '/v1/exports', { secret: adv })).body.data.some((j: { id: string }) => j.id === id), true);
+});
+
+t('a job failed mid-walk releases the whole reservation (exactly once)', async () => {
+  const before = await h.running.services.credits.balance(org);
+  exportFaults.failAfterRows = 1000;
+  const res = await post({ resource: 'companies', max_rows: 2500, states: 'TX,CA,NY,FL,OH,PA,IL,GA,NC,MI,NJ,VA,WA,AZ,MA' });
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  assert.ok(res.body.data.rows_reserved > 1000);
+  const job = await finished(res.body.data.id);
+  exportFaults.failAfterRows = null;
+  assert.is(job.status, 'failed');
+  assert.is(job.credits_charged, 0);
+  assert.is(await h.running.services.credits.balance(org), before);
+  assert.equal((await readdir(dir)).filter((f) => f.endsWith('.part')), []);
+  assertError(await h.call('GET', `/v1/exports/${job.id}/download`, { secret: adv }), 409, 'CONFLICT', { field: 'id', issue: 'invalid_state' });
+});
+
+t('another organization gets 404; Idempotency-Key returns the same job; max_rows over the ceiling is 400', async () => {
+  const res = await post({ resource: 'companies', max_rows: 50, ...FILTERS }, adv, { 'Idempotency-Key': 'k-1' });
+  assert.is(res.status, 202);
+  const again = await post({ resource: 'companies', max_rows: 50, ...FILTERS }, adv, { 'Idempotency-Key': 'k-1' });
+  assert.is(again.status, 200);
+  assert.is(again.body.data.id, res.body.data.id);
+  await drainJobs();
+  const other = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000 });
+  assertError(await h.call('GET', `/v1/exports/${res.body.data.id}`, { secret: other.secret }), 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
+  assertError(await h.call('GET', `/v1/exports/${res.body.data.id}/download`, { secret: other.secret }), 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
+  assertError(await post({ resource: 'companies', max_rows: 3001, ...FILTERS }), 400, 'VALIDATION_ERROR', { field: 'max_rows', issue: 'out_of_range' });
+  assertError(await post({ resource: 'companies', max_rows: 10, nope: 'x' }), 400, 'VALIDATION_ERROR', { field: 'nope', issue: 'unknown_field' });
+  assertError(await post({ resource: 'companies', max_rows: 10, states: 'ZZ' }), 400, 'VALIDATION_ERROR', { field: 'states' });
+});
+
+t('409 before completion, 410 once expired; cleanup removes expired files, never a .part file or a running job', async () => {
+  const res = await post({ resource: 'companies', max_rows: 20, ...FILTERS });
+  const id = res.body.data.id as string;
+  const s = h.running.services;
+  await drainJobs();
+  const job = (await loadJob(s, org, id))!;
+  await saveJob(s, { ...job, status: 'running' });
+  assertError(await h.call('GET', `/v1/exports/${id}/download`, { secret: adv }), 409, 'CONFLICT', { field: 'id', issue: 'invalid_state' });
+  await writeFile(join(dir, 'x.exp_0.csv.part'), 'being written');
+  await cleanupExports(s, Date.now() + 48 * 3_600_000);
+  // The running job's file and the .part file stay; the expired completed files of the other tests go.
+  assert.equal((await readdir(dir)).sort(), [job.file, 'x.exp_0.csv.part'].sort());
+  await saveJob(s, job);
+  assert.is(await cleanupExports(s, Date.now() + 48 * 3_600_000), 1);
+  assert.equal(await readdir(dir), ['x.exp_0.csv.part']);
+  await saveJob(s, { ...job, expires_at: new Date(Date.now() - 1000).toISOString() });
+  assertError(await h.call('GET', `/v1/exports/${id}/download`, { secret: adv }), 410, 'GONE', { field: 'id', issue: 'invalid_state' });
+});
+
+t('a test key reads the sandbox free', async () => {
+  const before = await h.running.services.credits.balance(org);
+  const res = await post({ resource: 'companies', max_rows: 100, states: 'TX,CA,NY,FL' }, test);
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  const job = await finished(res.body.data.id, test);
+  assert.is(job.status, 'completed');
+  assert.ok(job.rows_written > 0);
+  assert.is(job.credits_charged, 0);
+  assert.is(await h.running.services.credits.balance(org), before);
+});
+
+t.run();
