@@ -39,12 +39,15 @@ function shapeFor(ctx: Context, def: EntityDef, q: RawQuery, own: (problems: Err
 
 const rowShape = (def: EntityDef, grant: Grant, shape: ShapeRequest) => ({ def, projection: grant.projection, format: shape.format });
 
-const idsBody = validator<{ ids: string[] }>({
+/** The body of POST /v1/companies/batch (validated here, published in the OpenAPI document). */
+export const IDS_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['ids'],
   properties: { ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } } },
-});
+};
+
+const idsBody = validator<{ ids: string[] }>(IDS_BODY_SCHEMA);
 
 interface PersonnelBatch {
   company_eins?: string[];
@@ -53,22 +56,28 @@ interface PersonnelBatch {
   page_size?: number;
 }
 
+/** The body of POST /v1/personnel/batch: EINs or ids, the entity's side, contacts per EIN (published in the OpenAPI document). */
+export function personnelBatchSchema(def: EntityDef) {
+  const side = def.side?.param ?? 'lead_type';
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      company_eins: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1 } },
+      ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
+      [side]: { type: 'string', enum: [...(def.side?.values ?? [])] },
+      page_size: { type: 'integer', minimum: 1, maximum: 25 },
+    },
+  };
+}
+
 export function lookupRoutes(services: Services): Router {
   const r = new Router();
   const companies = entity('companies');
   const brokers = entity('brokers');
   const personnel = entity('personnel');
   const side = personnel.side?.param ?? 'lead_type';
-  const personnelBody = validator<PersonnelBatch>({
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      company_eins: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1 } },
-      ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
-      [side]: { type: 'string', enum: [...(personnel.side?.values ?? [])] },
-      page_size: { type: 'integer', minimum: 1, maximum: 25 },
-    },
-  });
+  const personnelBody = validator<PersonnelBatch>(personnelBatchSchema(personnel));
 
   r.get('/v1/companies/lookup', async (ctx) => {
     requireScope(ctx, 'read:companies');
