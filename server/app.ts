@@ -14,6 +14,7 @@ import { readRoutes } from './routes/read.ts';
 import { lookupRoutes } from './routes/lookup.ts';
 import { exportRoutes } from './routes/export.ts';
 import { filterOptionRoutes } from './routes/filter-options.ts';
+import { docsRoutes } from './routes/docs.ts';
 import type Router from '@koa/router';
 import { ApiError } from './errors.ts';
 
@@ -23,6 +24,11 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export type RouteFactory = (services: Services) => Router;
 // lookup and batch before the read routes: /v1/companies/lookup is not a company id.
 const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, lookupRoutes, exportRoutes, readRoutes];
+/** Route groups open to every caller, no key: health, the OpenAPI document and the docs page. */
+const PUBLIC: RouteFactory[] = [healthRoutes, docsRoutes];
+
+/** Every route group the server mounts (the OpenAPI coverage test reads their registered routes). */
+export const ROUTE_GROUPS: Readonly<{ public: readonly RouteFactory[]; authenticated: readonly RouteFactory[] }> = Object.freeze({ public: PUBLIC, authenticated: AUTHENTICATED });
 
 export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */
@@ -48,8 +54,7 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
     await next();
   });
   app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never, onError: (err) => { throw Object.assign(err, { status: (err as { status?: number }).status ?? 400 }); } }));
-  const health = healthRoutes(services);
-  app.use(health.routes());
+  for (const factory of PUBLIC) app.use(factory(services).routes());
   const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));
   const access: Middleware = opts.access ?? authenticate(services);
   app.use(async (ctx, next) => {

@@ -25,7 +25,11 @@ import { searchClause } from '../read/query.ts';
 import { SHAPE_PARAMS, one, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery, type ShapeRequest } from '../read/request.ts';
 
 /** Parameters of every lookup and batch call besides its own. */
-const READ_PARAMS = [...SHAPE_PARAMS, 'dry_run'];
+export const READ_PARAMS: readonly string[] = [...SHAPE_PARAMS, 'dry_run'];
+/** The allowlist of GET /v1/companies/lookup. */
+export const COMPANY_LOOKUP_PARAMS: readonly string[] = [...READ_PARAMS, 'domain', 'name', 'ein'];
+/** The allowlist of GET /v1/brokers/lookup. */
+export const BROKER_LOOKUP_PARAMS: readonly string[] = [...READ_PARAMS, 'name'];
 
 /** Parse and authorize the shape of a lookup or batch (`own` checks the endpoint's own parameters into the same 400). */
 function shapeFor(ctx: Context, def: EntityDef, q: RawQuery, own: (problems: ErrorDetail[]) => void = () => {}): { shape: ShapeRequest; grant: Grant } {
@@ -82,7 +86,7 @@ export function lookupRoutes(services: Services): Router {
   r.get('/v1/companies/lookup', async (ctx) => {
     requireScope(ctx, 'read:companies');
     const auth = authOf(ctx);
-    const q = readQuery(ctx, [...READ_PARAMS, 'domain', 'name', 'ein']);
+    const q = readQuery(ctx, COMPANY_LOOKUP_PARAMS);
     const given = (['domain', 'name', 'ein'] as const).filter((k) => one(q, k) !== undefined);
     if (given.length !== 1) throw invalid({ field: given.length ? given.join(',') : 'domain', issue: given.length ? 'one_of' : 'missing_required', expected: 'exactly one of domain, name, ein' });
     const { shape, grant } = shapeFor(ctx, companies, q);
@@ -102,7 +106,7 @@ export function lookupRoutes(services: Services): Router {
   r.get('/v1/brokers/lookup', async (ctx) => {
     requireScope(ctx, 'read:brokers');
     const auth = authOf(ctx);
-    const q = readQuery(ctx, [...READ_PARAMS, 'name']);
+    const q = readQuery(ctx, BROKER_LOOKUP_PARAMS);
     const name = one(q, 'name');
     if (name === undefined || !name.trim()) throw invalid({ field: 'name', issue: name === undefined ? 'missing_required' : 'missing_value' });
     const { shape, grant } = shapeFor(ctx, brokers, q);

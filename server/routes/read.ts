@@ -25,6 +25,9 @@ import type { ErrorDetail } from '../errors.ts';
 /** Path segments under /v1/{resource}/ that are not record ids. */
 const RESERVED = ['batch', 'lookup', 'autocomplete', 'export\\.csv'];
 
+/** The allowlist of GET /v1/{resource}/{id}: shape and side. */
+export const detailParams = (def: EntityDef): string[] => [...SHAPE_PARAMS, ...sideParams(def)];
+
 /** Parse step of the detail endpoint: shape and side. */
 function parseDetail(def: EntityDef, q: RawQuery) {
   const problems: ErrorDetail[] = [];
@@ -61,11 +64,11 @@ export function readRoutes(services: Services): Router {
     // export.csv): GET on them is a 405 or 404 of their own, never "no record with id batch".
     const prefix = `/v1/${def.name}/`;
     const detail = new RegExp(`^${prefix.replace(/[-/]/g, '\\$&')}(?!(?:${RESERVED.join('|')})$)[^/]+$`);
-    const detailParams = [...SHAPE_PARAMS, ...sideParams(def)];
+    const allowedDetail = detailParams(def);
     r.get(detail, async (ctx: Context) => {
       requireScope(ctx, `read:${def.name}`);
       const auth = authOf(ctx);
-      const { shape, side } = parseDetail(def, readQuery(ctx, detailParams));
+      const { shape, side } = parseDetail(def, readQuery(ctx, allowedDetail));
       const grant = authorizeShape(def, auth.key, shape);
       const id = idOf(ctx, def, prefix);
       const caller = await callerContext(services, auth, { def, rows: grant.projection });
