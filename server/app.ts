@@ -16,6 +16,7 @@ import { exportRoutes } from './routes/export.ts';
 import { exportJobRoutes } from './routes/exports.ts';
 import { filterOptionRoutes } from './routes/filter-options.ts';
 import { autocompleteRoutes } from './routes/autocomplete.ts';
+import { docsRoutes } from './routes/docs.ts';
 import type Router from '@koa/router';
 import { ApiError } from './errors.ts';
 
@@ -25,6 +26,11 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export type RouteFactory = (services: Services) => Router;
 // Mount order decides path ownership (see below): the specific routes of a resource before its detail route.
 const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, lookupRoutes, autocompleteRoutes, exportRoutes, exportJobRoutes, readRoutes];
+/** Route groups open to every caller, no key: health, the OpenAPI document and the docs page. */
+const PUBLIC: RouteFactory[] = [healthRoutes, docsRoutes];
+
+/** Every route group the server mounts (the OpenAPI coverage test reads their registered routes). */
+export const ROUTE_GROUPS: Readonly<{ public: readonly RouteFactory[]; authenticated: readonly RouteFactory[] }> = Object.freeze({ public: PUBLIC, authenticated: AUTHENTICATED });
 
 export interface AppOptions {
   /** More authenticated route groups (the read API, benchmarks). */
@@ -50,8 +56,7 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
     await next();
   });
   app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never, onError: (err) => { throw Object.assign(err, { status: (err as { status?: number }).status ?? 400 }); } }));
-  const health = healthRoutes(services);
-  app.use(health.routes());
+  for (const factory of PUBLIC) app.use(factory(services).routes());
   const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));
   const access: Middleware = opts.access ?? authenticate(services);
   app.use(async (ctx, next) => {

@@ -28,12 +28,14 @@ const outputFields = (def: EntityDef) => def.fields.filter((f) => f.output !== f
 /** Names `fields=` may ask for: output fields, lead_source and the entity's per-caller members. */
 const members = (def: EntityDef): string[] => [...EXTRA, ...(def.callerMembers ?? [])];
 
+/** Every name `fields=` accepts (the OpenAPI document lists them). */
+export const fieldNames = (def: EntityDef): string[] => [...outputFields(def).map((f) => f.name), ...members(def)];
+
 /** Parse-step check of `fields=`: every name is a field or member of the entity (400 naming each unknown one). */
 export function checkFieldNames(def: EntityDef, names: readonly string[], problems: ErrorDetail[]): void {
-  const known = outputFields(def);
-  const extra = members(def);
+  const known = fieldNames(def);
   for (const n of names) {
-    if (!known.some((f) => f.name === n) && !extra.includes(n)) problems.push({ field: `fields.${n}`, issue: 'unknown_field', expected: [...known.map((f) => f.name), ...extra] });
+    if (!known.includes(n)) problems.push({ field: `fields.${n}`, issue: 'unknown_field', expected: known });
   }
 }
 

@@ -21,7 +21,8 @@ interface CreateBody {
   field_tier?: Tier;
 }
 
-const createBody = validator<CreateBody>({
+/** The body of POST /v1/api-keys (validated here, published in the OpenAPI document). */
+export const CREATE_KEY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['scopes'],
@@ -31,7 +32,9 @@ const createBody = validator<CreateBody>({
     key_type: { type: 'string', enum: ['live', 'test'] },
     field_tier: { type: 'string', enum: ['basic', 'advanced'] },
   },
-});
+};
+
+const createBody = validator<CreateBody>(CREATE_KEY_SCHEMA);
 
 export function apiKeyRoutes(services: Services): Router {
   const r = new Router();

@@ -25,7 +25,11 @@ import { searchClause } from '../read/query.ts';
 import { SHAPE_PARAMS, one, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery, type ShapeRequest } from '../read/request.ts';
 
 /** Parameters of every lookup and batch call besides its own. */
-const READ_PARAMS = [...SHAPE_PARAMS, 'dry_run'];
+export const READ_PARAMS: readonly string[] = [...SHAPE_PARAMS, 'dry_run'];
+/** The allowlist of GET /v1/companies/lookup. */
+export const COMPANY_LOOKUP_PARAMS: readonly string[] = [...READ_PARAMS, 'domain', 'name', 'ein'];
+/** The allowlist of GET /v1/brokers/lookup. */
+export const BROKER_LOOKUP_PARAMS: readonly string[] = [...READ_PARAMS, 'name'];
 
 /** Parse and authorize the shape of a lookup or batch (`own` checks the endpoint's own parameters into the same 400). */
 function shapeFor(ctx: Context, def: EntityDef, q: RawQuery, own: (problems: ErrorDetail[]) => void = () => {}): { shape: ShapeRequest; grant: Grant } {
@@ -39,12 +43,15 @@ function shapeFor(ctx: Context, def: EntityDef, q: RawQuery, own: (problems: Err
 
 const rowShape = (def: EntityDef, grant: Grant, shape: ShapeRequest) => ({ def, projection: grant.projection, format: shape.format });
 
-const idsBody = validator<{ ids: string[] }>({
+/** The body of POST /v1/companies/batch (validated here, published in the OpenAPI document). */
+export const IDS_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['ids'],
   properties: { ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } } },
-});
+};
+
+const idsBody = validator<{ ids: string[] }>(IDS_BODY_SCHEMA);
 
 interface PersonnelBatch {
   company_eins?: string[];
@@ -53,27 +60,33 @@ interface PersonnelBatch {
   page_size?: number;
 }
 
+/** The body of POST /v1/personnel/batch: EINs or ids, the entity's side, contacts per EIN (published in the OpenAPI document). */
+export function personnelBatchSchema(def: EntityDef) {
+  const side = def.side?.param ?? 'lead_type';
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      company_eins: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1 } },
+      ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
+      [side]: { type: 'string', enum: [...(def.side?.values ?? [])] },
+      page_size: { type: 'integer', minimum: 1, maximum: 25 },
+    },
+  };
+}
+
 export function lookupRoutes(services: Services): Router {
   const r = new Router();
   const companies = entity('companies');
   const brokers = entity('brokers');
   const personnel = entity('personnel');
   const side = personnel.side?.param ?? 'lead_type';
-  const personnelBody = validator<PersonnelBatch>({
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      company_eins: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1 } },
-      ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
-      [side]: { type: 'string', enum: [...(personnel.side?.values ?? [])] },
-      page_size: { type: 'integer', minimum: 1, maximum: 25 },
-    },
-  });
+  const personnelBody = validator<PersonnelBatch>(personnelBatchSchema(personnel));
 
   r.get('/v1/companies/lookup', async (ctx) => {
     requireScope(ctx, 'read:companies');
     const auth = authOf(ctx);
-    const q = readQuery(ctx, [...READ_PARAMS, 'domain', 'name', 'ein']);
+    const q = readQuery(ctx, COMPANY_LOOKUP_PARAMS);
     const given = (['domain', 'name', 'ein'] as const).filter((k) => one(q, k) !== undefined);
     if (given.length !== 1) throw invalid({ field: given.length ? given.join(',') : 'domain', issue: given.length ? 'one_of' : 'missing_required', expected: 'exactly one of domain, name, ein' });
     const { shape, grant } = shapeFor(ctx, companies, q);
@@ -93,7 +106,7 @@ export function lookupRoutes(services: Services): Router {
   r.get('/v1/brokers/lookup', async (ctx) => {
     requireScope(ctx, 'read:brokers');
     const auth = authOf(ctx);
-    const q = readQuery(ctx, [...READ_PARAMS, 'name']);
+    const q = readQuery(ctx, BROKER_LOOKUP_PARAMS);
     const name = one(q, 'name');
     if (name === undefined || !name.trim()) throw invalid({ field: 'name', issue: name === undefined ? 'missing_required' : 'missing_value' });
     const { shape, grant } = shapeFor(ctx, brokers, q);

@@ -23,6 +23,9 @@ import { ID_RE, SHAPE_PARAMS, one, readQuery, readShape, readSide, sideParams, t
 import type { ErrorDetail } from '../errors.ts';
 
 
+/** The allowlist of GET /v1/{resource}/{id}: shape and side. */
+export const detailParams = (def: EntityDef): string[] => [...SHAPE_PARAMS, ...sideParams(def)];
+
 /** Parse step of the detail endpoint: shape and side. */
 function parseDetail(def: EntityDef, q: RawQuery) {
   const problems: ErrorDetail[] = [];
@@ -59,11 +62,11 @@ export function readRoutes(services: Services): Router {
     // the app mounts them first and a later router never answers a path an earlier one declares.
     const prefix = `/v1/${def.name}/`;
     const detail = new RegExp(`^${prefix.replace(/[-/]/g, '\\$&')}[^/]+$`);
-    const detailParams = [...SHAPE_PARAMS, ...sideParams(def)];
+    const allowedDetail = detailParams(def);
     r.get(detail, async (ctx: Context) => {
       requireScope(ctx, `read:${def.name}`);
       const auth = authOf(ctx);
-      const { shape, side } = parseDetail(def, readQuery(ctx, detailParams));
+      const { shape, side } = parseDetail(def, readQuery(ctx, allowedDetail));
       const grant = authorizeShape(def, auth.key, shape);
       const id = idOf(ctx, def, prefix);
       const caller = await callerContext(services, auth, { def, rows: grant.projection });

@@ -41,31 +41,39 @@ interface ListQuery extends TypeAlias {
   page_size?: string;
 }
 
-const pairBody = validator<PairBody>({
+/** The body of POST and DELETE /v1/tags (validated here, published in the OpenAPI document). */
+export const PAIR_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['entity_id', 'tag'],
   properties: { entity_id: ENTITY_ID, entity_type: ENTITY_TYPE, resource: ENTITY_TYPE, tag: TAG },
-});
+};
+const pairBody = validator<PairBody>(PAIR_BODY_SCHEMA);
 
-const bulkBody = validator<BulkBody>({
+/** The body of POST /v1/tags/bulk (validated here, published in the OpenAPI document). */
+export const BULK_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['entity_ids', 'tag'],
   properties: { entity_ids: { type: 'array', minItems: 1, maxItems: BULK_MAX, items: ENTITY_ID }, entity_type: ENTITY_TYPE, resource: ENTITY_TYPE, tag: TAG },
-});
+};
+const bulkBody = validator<BulkBody>(BULK_BODY_SCHEMA);
 
-const listQuery = validator<ListQuery>({
+/** The query of GET /v1/tags (its properties are the parameters) (validated here, published in the OpenAPI document). */
+export const TAG_LIST_QUERY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: { tag: STR, entity_type: ENTITY_TYPE, resource: ENTITY_TYPE, page: STR, page_size: STR },
-});
+};
+const listQuery = validator<ListQuery>(TAG_LIST_QUERY_SCHEMA);
 
-const entitiesQuery = validator<ListQuery>({
+/** The query of GET /v1/tags/entities (its properties are the parameters) (validated here, published in the OpenAPI document). */
+export const TAG_ENTITIES_QUERY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: { tag: STR, tag_id: STR, entity_type: ENTITY_TYPE, resource: ENTITY_TYPE, page: STR, page_size: STR },
-});
+};
+const entitiesQuery = validator<ListQuery>(TAG_ENTITIES_QUERY_SCHEMA);
 
 const noQuery = validator<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} });
 

@@ -1,0 +1,170 @@
+/**
+ * The operation table of the OpenAPI document: one entry per route the server registers, keyed
+ * by method and path template, with its access (public, any key, any live key, or a scope),
+ * summary, parameters (from the allowlists the route reads with), body (the ajv schema the route
+ * validates with), success data and error statuses. test/server/openapi.test.ts compares the
+ * keys with the routers' registered routes, both ways.
+ */
+import { ENTITIES, ENTITY_NAMES, entity } from '../../mappings/index.ts';
+import { OPTION_KEY_NAMES } from '../../mappings/filter-options.ts';
+import type { EntityDef } from '../../mappings/types.ts';
+import { CREATE_KEY_SCHEMA } from '../routes/api-keys.ts';
+import { BROKER_LOOKUP_PARAMS, COMPANY_LOOKUP_PARAMS, IDS_BODY_SCHEMA, READ_PARAMS, personnelBatchSchema } from '../routes/lookup.ts';
+import { detailParams } from '../routes/read.ts';
+import { BULK_BODY_SCHEMA, PAIR_BODY_SCHEMA, TAG_ENTITIES_QUERY_SCHEMA, TAG_LIST_QUERY_SCHEMA } from '../routes/tags.ts';
+import { EXPORT_SYNC_MAX, exportParams } from '../read/export.ts';
+import { listParams } from '../read/list-request.ts';
+import { sideParams } from '../read/request.ts';
+import { pathParameter, queryParameters, schemaParameters, type Parameter, type Schema } from './params.ts';
+import { AUTOCOMPLETE_ITEM, ref, rowName } from './schemas.ts';
+import { AUTOCOMPLETE_LIMIT, autocompleteParams } from '../read/autocomplete.ts';
+
+/** Who may call: nobody needs a key, any key, any live key, or a key holding a scope. */
+export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | { kind: 'scope'; scope: string };
+
+/** One operation of the document. */
+export interface Operation {
+  method: 'get' | 'post' | 'delete';
+  /** OpenAPI path template (`/v1/companies/{id}`). */
+  path: string;
+  /** The group it is shown under (a resource, account, api-keys, tags ...). */
+  tag: string;
+  summary: string;
+  description?: string;
+  access: Access;
+  parameters?: Parameter[];
+  body?: { schema: Schema; example: unknown };
+  /** Success: status (200 by default; `created` adds 201), data and meta schemas, or a non-JSON media type. */
+  success: { data?: Schema; meta?: Schema; created?: boolean; media?: 'text/csv' | 'text/html' | 'application/json' | 'asset' };
+  /** Error statuses besides the access ones (401, 403, 429, 500, 503 for keyed calls). */
+  errors?: number[];
+}
+
+/** `GET /v1/companies/{id}`: the key of an operation and of a registered route. */
+export const operationKey = (op: Pick<Operation, 'method' | 'path'>): string => `${op.method.toUpperCase()} ${op.path}`;
+
+const scope = (s: string): Access => ({ kind: 'scope', scope: s });
+const KEY: Access = { kind: 'key' };
+const PUBLIC: Access = { kind: 'public' };
+const array = (items: Schema): Schema => ({ type: 'array', items });
+const obj: Schema = { type: 'object' };
+/** 400 parameters, 402 credits, 404 record: a priced read. */
+const PRICED = [400, 402, 404];
+/** A JSON body: 400 invalid, 413 too large, 415 not JSON. */
+const BODY = [400, 413, 415];
+
+const idParam = (def: EntityDef) => pathParameter('id', `The ${def.label} id.`, { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$' });
+
+/** The list, detail and export of a resource, and its tags. */
+function resourceOperations(def: EntityDef): Operation[] {
+  const read = scope(`read:${def.name}`);
+  const row = ref(rowName(def));
+  return [
+    { method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).', access: read, parameters: queryParameters({ names: listParams(def), def }), success: { data: array(row), meta: ref('ListMeta') }, errors: [400, 402] },
+    { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: row }, errors: PRICED },
+    {
+      method: 'get', path: `/v1/${def.name}/export.csv`, tag: def.name, summary: `Export ${def.name} as CSV`, description: `The rows of a list call as CSV (up to ${EXPORT_SYNC_MAX}), charged before the first byte; headers X-Export-Rows, X-Total-Count, X-Credits-Charged.`, access: read,
+      parameters: queryParameters({ names: exportParams(def), def, overrides: { page_size: { description: `Rows in the file (alias limit); default as many as the key may take.`, schema: { type: 'integer', minimum: 1, maximum: EXPORT_SYNC_MAX } } } }),
+      success: { media: 'text/csv' }, errors: [400, 402],
+    },
+    {
+      method: 'get', path: `/v1/${def.name}/autocomplete`, tag: def.name, summary: `Autocomplete ${def.name}`, description: 'Typeahead suggestions, free (rate limited); one typo forgiven from the fifth character.', access: read,
+      parameters: queryParameters({ names: autocompleteParams(def), def, overrides: { search: { description: 'Alias of query.' }, limit: { description: 'Items to return.', schema: { type: 'integer', minimum: AUTOCOMPLETE_LIMIT.min, maximum: AUTOCOMPLETE_LIMIT.max, default: AUTOCOMPLETE_LIMIT.fallback } } } }),
+      success: { data: array(AUTOCOMPLETE_ITEM) }, errors: [400],
+    },
+    { method: 'get', path: `/v1/${def.name}/{id}/tags`, tag: 'tags', summary: `The caller's tags on one ${def.label}`, access: scope('tags:read'), parameters: [idParam(def)], success: { data: array(ref('TagRecord')) }, errors: [400] },
+  ];
+}
+
+/** Lookups and batches (server/routes/lookup.ts). */
+function lookupOperations(): Operation[] {
+  const companies = entity('companies');
+  const brokers = entity('brokers');
+  const personnel = entity('personnel');
+  const side = sideParams(personnel);
+  return [
+    { method: 'get', path: '/v1/companies/lookup', tag: 'companies', summary: 'Look a company up by domain, name or EIN', access: scope('read:companies'), parameters: queryParameters({ names: COMPANY_LOOKUP_PARAMS, def: companies }), success: { data: ref(rowName(companies)) }, errors: PRICED },
+    { method: 'get', path: '/v1/brokers/lookup', tag: 'brokers', summary: 'Look a broker up by name', description: 'Several matches: 400 AMBIGUOUS_LOOKUP with suggestions.', access: scope('read:brokers'), parameters: queryParameters({ names: BROKER_LOOKUP_PARAMS, def: brokers, overrides: { name: { required: true } } }), success: { data: ref(rowName(brokers)) }, errors: PRICED },
+    { method: 'post', path: '/v1/companies/batch', tag: 'companies', summary: 'Companies by id (up to 100)', access: scope('read:companies'), parameters: queryParameters({ names: READ_PARAMS, def: companies }), body: { schema: IDS_BODY_SCHEMA, example: { ids: ['cmp_0001', 'cmp_0002'] } }, success: { data: array(ref(rowName(companies))) }, errors: [...BODY, 402] },
+    {
+      method: 'post', path: '/v1/personnel/batch', tag: 'personnel', summary: 'Contacts of up to 50 companies by EIN, or personnel by id', access: scope('read:personnel'),
+      parameters: queryParameters({ names: [...READ_PARAMS, ...side], def: personnel, overrides: Object.fromEntries(side.map((p) => [p, { required: false, description: 'The side, here or in the body (both given must agree).' }])) }),
+      body: { schema: personnelBatchSchema(personnel), example: { company_eins: ['12-3456789'], [side[0] ?? 'lead_type']: personnel.side?.values[0], page_size: 5 } },
+      success: { data: array(obj) }, errors: [...BODY, 402],
+    },
+  ];
+}
+
+/** Health, the document and the docs page: no key. */
+function publicOperations(): Operation[] {
+  const dep: Schema = { type: 'object', properties: { ok: { type: 'boolean' }, status: { type: 'string' } } };
+  return [
+    { method: 'get', path: '/v1/health', tag: 'account', summary: 'Health of Elasticsearch and Redis', access: PUBLIC, success: { data: { type: 'object', properties: { status: { const: 'ok' }, elasticsearch: dep, redis: dep, version: { type: 'string' }, ms: { type: 'integer' } } } }, errors: [503] },
+    { method: 'get', path: '/v1/openapi.json', tag: 'docs', summary: 'This OpenAPI 3.1 document', access: PUBLIC, success: { media: 'application/json' } },
+    { method: 'get', path: '/v1/docs', tag: 'docs', summary: 'Interactive documentation (Swagger UI, served locally)', access: PUBLIC, success: { media: 'text/html' } },
+    { method: 'get', path: '/v1/docs/{file}', tag: 'docs', summary: 'An asset of the documentation page', access: PUBLIC, parameters: [pathParameter('file', 'The asset file name.')], success: { media: 'asset' }, errors: [404] },
+  ];
+}
+
+/** whoami, credits and API keys. */
+function accountOperations(): Operation[] {
+  const keyId = pathParameter('key_id', 'The key id.');
+  return [
+    { method: 'get', path: '/v1/whoami', tag: 'account', summary: 'The calling key, organization and user', access: KEY, success: { data: { type: 'object', properties: { key: ref('ApiKey'), organization: { type: 'string' }, user: { type: 'string' }, sandbox: { type: 'boolean' }, data_namespace: { type: 'string', enum: ['live', 'sandbox'] } } } } },
+    { method: 'get', path: '/v1/credits', tag: 'account', summary: "The organization's balance and this key's usage", description: 'Any live key; test keys 403 test_key_not_allowed.', access: { kind: 'live' }, success: { data: obj } },
+    { method: 'get', path: '/v1/api-keys', tag: 'api-keys', summary: 'Keys of the organization with usage', access: scope('keys:read'), success: { data: array(ref('ApiKeyWithUsage')) } },
+    { method: 'post', path: '/v1/api-keys', tag: 'api-keys', summary: 'Create a child key (root key); the secret is shown once', access: scope('keys:write'), body: { schema: CREATE_KEY_SCHEMA, example: { scopes: ['read:companies'], name: 'reporting', field_tier: 'basic' } }, success: { data: ref('ApiKeyWithSecret'), created: true }, errors: BODY },
+    { method: 'delete', path: '/v1/api-keys/{key_id}', tag: 'api-keys', summary: 'Revoke a key', access: scope('keys:write'), parameters: [keyId], success: { data: ref('ApiKey') }, errors: [404] },
+    { method: 'post', path: '/v1/api-keys/{key_id}/rotate', tag: 'api-keys', summary: 'Rotate a key: a new secret, the old one fails at once', access: scope('keys:write'), parameters: [keyId], success: { data: ref('ApiKeyWithSecret') }, errors: [404, 409] },
+  ];
+}
+
+/** Filter options (server/routes/filter-options.ts): any key, free. */
+function filterOptionOperations(): Operation[] {
+  const names = [...OPTION_KEY_NAMES, ...ENTITY_NAMES];
+  return [
+    { method: 'get', path: '/v1/filter-options', tag: 'filter-options', summary: 'Option keys and resources', access: KEY, success: { data: obj }, errors: [400] },
+    { method: 'get', path: '/v1/filter-options/{name}', tag: 'filter-options', summary: 'Values of an option key, or every filter of a resource', access: KEY, parameters: [pathParameter('name', 'An option key or a resource.', { type: 'string', enum: names })], success: { data: { oneOf: [obj, array(obj)] } }, errors: [400, 404] },
+    { method: 'get', path: '/v1/filter-options/{resource}/{filter}', tag: 'filter-options', summary: 'One filter of a resource and its values', access: KEY, parameters: [pathParameter('resource', 'A resource.', { type: 'string', enum: [...ENTITY_NAMES] }), pathParameter('filter', 'A filter parameter of the resource.')], success: { data: obj }, errors: [400, 404] },
+  ];
+}
+
+/** Async exports (server/routes/exports.ts): an extension beyond the spec. */
+function exportJobOperations(): Operation[] {
+  const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: '^exp_[0-9a-f]{32}$' });
+  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' } } };
+  const body: Schema = {
+    type: 'object',
+    required: ['resource', 'max_rows'],
+    properties: { resource: { type: 'string', enum: [...ENTITY_NAMES] }, max_rows: { type: 'integer', minimum: 1, description: 'At most BINTEL_EXPORT_MAX_ROWS (default 50,000).' }, gzip: { type: 'boolean' } },
+    additionalProperties: { type: 'string', description: "A list parameter of the resource, as in the list's query string." },
+  };
+  return [
+    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Scope read:<resource>. Idempotency-Key returns the same job. 202 Accepted with Location.', access: KEY, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402] },
+    { method: 'get', path: '/v1/exports', tag: 'exports', summary: "The organization's last 100 exports", access: KEY, success: { data: array(job) } },
+    { method: 'get', path: '/v1/exports/{id}', tag: 'exports', summary: 'Status and progress of an export', access: KEY, parameters: [id], success: { data: job }, errors: [404] },
+    { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: '409 before completion, 410 once expired.', access: KEY, parameters: [id], success: { media: 'text/csv' }, errors: [404, 409, 410] },
+  ];
+}
+
+/** Tags (server/routes/tags.ts). */
+function tagOperations(): Operation[] {
+  const read = scope('tags:read');
+  const write = scope('tags:write');
+  const tag = ref('TagRecord');
+  const pair = { schema: PAIR_BODY_SCHEMA, example: { entity_type: 'companies', entity_id: 'cmp_0001', tag: 'q3-outreach' } };
+  const about = { tag: 'A tag name.', tag_id: 'One of your tag ids.', entity_type: 'A resource.', resource: 'Alias of entity_type.' };
+  return [
+    { method: 'post', path: '/v1/tags', tag: 'tags', summary: 'Tag an entity (201 created, 200 already tagged)', access: write, body: pair, success: { data: tag, created: true }, errors: BODY },
+    { method: 'delete', path: '/v1/tags', tag: 'tags', summary: 'Remove a tag from an entity', access: write, body: pair, success: { data: tag }, errors: [...BODY, 404] },
+    { method: 'post', path: '/v1/tags/bulk', tag: 'tags', summary: 'One tag on up to 100 entities', access: write, body: { schema: BULK_BODY_SCHEMA, example: { entity_type: 'companies', entity_ids: ['cmp_0001', 'cmp_0002'], tag: 'q3-outreach' } }, success: { data: { type: 'object', properties: { created: { type: 'integer' }, matched: { type: 'integer' }, tags: array(tag) } }, created: true }, errors: BODY },
+    { method: 'get', path: '/v1/tags', tag: 'tags', summary: "The caller's tags, newest first", access: read, parameters: schemaParameters(TAG_LIST_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/tags/entities', tag: 'tags', summary: 'Tag records of the entities sharing a tag', access: read, parameters: schemaParameters(TAG_ENTITIES_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'delete', path: '/v1/tags/{tag_id}', tag: 'tags', summary: 'Remove a tag record by id', access: write, parameters: [pathParameter('tag_id', 'The tag id.')], success: { data: tag }, errors: [404] },
+  ];
+}
+
+/** Every operation the server registers, in document order. */
+export function operations(): Operation[] {
+  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...tagOperations()];
+}

@@ -1,0 +1,80 @@
+/**
+ * GET /v1/openapi.json (the document, built once at start from the definitions the server
+ * validates with) and GET /v1/docs (Swagger UI from the installed swagger-ui-dist package, its
+ * assets under /v1/docs/...). No key: mounted beside health. The page loads nothing from the
+ * internet: no CDN, no fonts, no validator badge (validatorUrl null).
+ */
+import Router from '@koa/router';
+import { createReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Services } from '../context.ts';
+import { notFound } from '../errors.ts';
+import { openApiDocument } from '../openapi/document.ts';
+
+/** The files of swagger-ui-dist the page uses, with their media types. */
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>bintel API</title>
+  <link rel="stylesheet" href="/v1/docs/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/v1/docs/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/v1/docs/swagger-ui-bundle.js"></script>
+  <script src="/v1/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// Base layout without the standalone preset: no top bar fetching other URLs.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/v1/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  validatorUrl: null,
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout',
+});
+`;
+
+/** The folder of the installed swagger-ui-dist. */
+const assetDir = (): string => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** The public documentation routes. */
+export function docsRoutes(_services: Services): Router {
+  const r = new Router();
+  const document = JSON.stringify(openApiDocument());
+  const dir = assetDir();
+  r.get('/v1/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = document;
+  });
+  r.get('/v1/docs', (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = PAGE;
+  });
+  r.get('/v1/docs/:file', (ctx) => {
+    const { file } = ctx.params;
+    if (file === 'init.js') {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = INIT;
+      return;
+    }
+    const type = ASSETS[file];
+    if (!type) throw notFound('documentation file', 'file');
+    ctx.type = type;
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = createReadStream(join(dir, file));
+  });
+  return r;
+}
