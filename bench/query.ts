@@ -22,9 +22,8 @@ import { loadConfig } from '../core/config.ts';
 import { createServices } from '../server/context.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { ensureEs } from '../local/es-local.ts';
+import { spawnServer } from './server.ts';
 import { ensureRedis } from '../local/redis-local.ts';
 import { generate } from '../ingest/generate/index.ts';
 import { ingestFile } from '../ingest/run.ts';
@@ -87,34 +86,6 @@ async function measure(opts: autocannon.Options): Promise<Result & { total: numb
   return { rps: Math.round(res.requests.average), p50: res.latency.p50, p99: res.latency.p99, total: res.requests.total };
 }
 
-/** `bintel serve` in a child process on a free port, with the bench's namespace and limits. */
-async function spawnServer(): Promise<{ pid: number; url: string; close: () => Promise<void> }> {
-  const port = await new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-  // --profile DIR: the API process writes a V8 CPU profile there when it exits.
-  const prof = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
-  const child = spawn(process.execPath, [...prof, join(ROOT, 'bin/bintel.js'), 'serve', '--port', String(port)], {
-    env: { ...process.env, BINTEL_NAMESPACE: config.namespace, LOG_LEVEL: 'silent', BINTEL_RATE_LIMIT_PER_MIN: '100000000', BINTEL_CRAWL_THRESHOLD: '100000000', BINTEL_DAILY_ROW_CAP: '2000000000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
-    child.once('exit', (code) => reject(new Error(`bintel serve exited with ${code}`)));
-  });
-  return {
-    pid: child.pid!,
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
-  };
-}
-
 /** The floor proxy (bench/floor-proxy.mjs) for one search, in its own process. */
 async function spawnFloor(index: string, body: unknown): Promise<{ pid: number; url: string; close: () => Promise<void> }> {
   const child = spawn(process.execPath, [join(ROOT, 'bench/floor-proxy.mjs')], {
@@ -145,7 +116,7 @@ async function main(): Promise<void> {
   if (args['load-only']) return;
   const services = createServices(config);
   // The API runs in its own process, as in production: autocannon must not share its event loop.
-  const running = await spawnServer();
+  const running = await spawnServer(config.namespace, { profileDir: args.profile });
   const org = `benchq-${randomUUID().slice(0, 8)}`;
   const { secret } = await services.keys.createRoot({ org, user: 'bench', internal: true });
   await services.credits.grant(org, 1_000_000_000_000);

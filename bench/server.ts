@@ -1,0 +1,44 @@
+/**
+ * The API in its own process for benchmarks: `bintel serve` on a free port, with the bench's
+ * namespace and limits high enough that only the work is measured.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+/** A running API process. */
+export interface SpawnedServer {
+  pid: number;
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** `bintel serve` in a child process on a free port; `profileDir` makes it write a V8 CPU profile there on exit. */
+export async function spawnServer(namespace: string, opts: { profileDir?: string } = {}): Promise<SpawnedServer> {
+  const port = await new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+  const prof = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
+  const child = spawn(process.execPath, [...prof, join(ROOT, 'bin/bintel.js'), 'serve', '--port', String(port)], {
+    env: { ...process.env, BINTEL_NAMESPACE: namespace, LOG_LEVEL: 'silent', BINTEL_RATE_LIMIT_PER_MIN: '100000000', BINTEL_CRAWL_THRESHOLD: '100000000', BINTEL_DAILY_ROW_CAP: '2000000000' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
+    child.once('exit', (code) => reject(new Error(`bintel serve exited with ${code}`)));
+  });
+  return {
+    pid: child.pid as number,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
