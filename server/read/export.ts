@@ -12,9 +12,11 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
 import type { ErrorDetail } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
-import type { Grant } from './authorize.ts';
+import { authorizeList, type Grant } from './authorize.ts';
+import { indexFor } from './fetch.ts';
+import { buildListQuery } from './query.ts';
 import { refundRows, type Charge } from './charge.ts';
-import { decorate, sourceFields, type Hit } from './decorate.ts';
+import { callerContext, decorate, sourceFields, type Hit } from './decorate.ts';
 import { PAGE_SIZE_TEST_KEYS, listParams, parseListRequest, type ListRequest } from './list-request.ts';
 import { flatColumns } from './projection.ts';
 import type { SearchBody } from './query.ts';
@@ -76,6 +78,28 @@ export function csvCell(value: string): string {
 
 /** One CSV line (CRLF, as spreadsheets expect). */
 export const csvLine = (cells: readonly string[]): string => `${cells.map(csvCell).join(',')}\r\n`;
+
+/** An export ready to charge: what the key may see, the query, and the exact rows the file will hold. */
+export interface ExportPlan {
+  grant: Grant;
+  index: string;
+  body: SearchBody;
+  /** Rows matching the query. */
+  count: number;
+  /** Rows the file will hold: min(asked, count). */
+  rows: number;
+}
+
+/** Authorize → caller context → build → exact count, for the synchronous and the async export alike. */
+export async function planExport(services: Services, auth: AuthState, req: ListRequest): Promise<ExportPlan> {
+  const { def } = req;
+  const grant = authorizeList(auth.key, req);
+  const caller = await callerContext(services, auth, { def, rows: grant.projection, tags: req.tags, crmStatus: req.crmStatus });
+  const body = buildListQuery(req, caller);
+  const index = indexFor(auth, def);
+  const { count } = await services.es.count({ index, query: body.query });
+  return { grant, index, body, count, rows: Math.min(req.pageSize, count) };
+}
 
 /** What the walk of one export needs. */
 export interface ExportWalk {

@@ -10,13 +10,9 @@ import type { Context } from 'koa';
 import type { Services } from '../context.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
 import { ENTITIES } from '../../mappings/index.ts';
-import { authorizeList } from '../read/authorize.ts';
 import { chargeRows } from '../read/charge.ts';
-import { callerContext } from '../read/decorate.ts';
-import { exportCsv, exportParams, parseExportRequest, sizedExport } from '../read/export.ts';
-import { indexFor } from '../read/fetch.ts';
+import { exportCsv, exportParams, parseExportRequest, planExport, sizedExport } from '../read/export.ts';
 import { repeatableParams } from '../read/filters.ts';
-import { buildListQuery } from '../read/query.ts';
 import { readQuery } from '../read/request.ts';
 
 export function exportRoutes(services: Services): Router {
@@ -28,13 +24,8 @@ export function exportRoutes(services: Services): Router {
       requireScope(ctx, `read:${def.name}`);
       const auth = authOf(ctx);
       const req = sizedExport(parseExportRequest(def, readQuery(ctx, allowed, repeatable)), auth.key);
-      const grant = authorizeList(auth.key, req);
-      const caller = await callerContext(services, auth, { def, rows: grant.projection, tags: req.tags, crmStatus: req.crmStatus });
-      const body = buildListQuery(req, caller);
-      const index = indexFor(auth, def);
       // The exact number of rows the file will hold is what is charged, before the first byte.
-      const { count } = await services.es.count({ index, query: body.query });
-      const rows = Math.min(req.pageSize, count);
+      const { grant, index, body, count, rows } = await planExport(services, auth, req);
       const charge = await chargeRows(services, { auth, def, tier: grant.projection.tier, rows, signals: req.signals });
       ctx.status = 200;
       ctx.set('Content-Type', 'text/csv; charset=utf-8');

@@ -14,13 +14,9 @@ import type { Services } from '../context.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
-import { authorizeList } from '../read/authorize.ts';
 import { chargeRows } from '../read/charge.ts';
-import { callerContext } from '../read/decorate.ts';
-import { exportParams, parseExportRequest } from '../read/export.ts';
+import { exportParams, parseExportRequest, planExport } from '../read/export.ts';
 import { exportFileName, jobView, listJobs, loadJob, saveJob, startJob, type ExportJob } from '../read/async-export.ts';
-import { indexFor } from '../read/fetch.ts';
-import { buildListQuery } from '../read/query.ts';
 import type { RawQuery } from '../read/request.ts';
 import { bodyOf } from '../validate.ts';
 
@@ -53,36 +49,27 @@ export function exportJobRoutes(services: Services): Router {
     if (problems.length) throw invalid(problems);
 
     const idemKey = ctx.get('Idempotency-Key');
-    if (idemKey) {
+    /** The job an Idempotency-Key already names (answered 200, charging nothing), or null. */
+    const earlierJob = async (): Promise<ExportJob | null> => {
       const existing = await services.redis.get(services.rk.exportIdem(auth.key.org, idemKey));
       const job = existing ? await loadJob(services, auth.key.org, existing) : null;
       if (job) {
         ctx.status = 200;
         ctx.body = { ok: true, data: jobView(job), meta: { credits_charged: 0 } };
-        return;
       }
-    }
+      return job;
+    };
+    if (idemKey && (await earlierJob())) return;
 
     const parsed = parseExportRequest(def, q);
     const req = { ...parsed.list, pageSize: maxRows as number };
-    const grant = authorizeList(auth.key, req);
-    const caller = await callerContext(services, auth, { def, rows: grant.projection, tags: req.tags, crmStatus: req.crmStatus });
-    const body = buildListQuery(req, caller);
-    const index = indexFor(auth, def);
-    const { count } = await services.es.count({ index, query: body.query });
-    const rows = Math.min(req.pageSize, count);
+    const { grant, index, body, count, rows } = await planExport(services, auth, req);
     const id = `exp_${randomUUID().replace(/-/g, '')}`;
     if (idemKey) {
       // The first request with the key wins; a concurrent twin reads the winner's job.
       const won = await services.redis.set(services.rk.exportIdem(auth.key.org, idemKey), id, 'EX', config.exportTtlH * 3600, 'NX');
       if (won !== 'OK') {
-        const other = await services.redis.get(services.rk.exportIdem(auth.key.org, idemKey));
-        const job = other ? await loadJob(services, auth.key.org, other) : null;
-        if (job) {
-          ctx.status = 200;
-          ctx.body = { ok: true, data: jobView(job), meta: { credits_charged: 0 } };
-          return;
-        }
+        if (await earlierJob()) return;
         throw new ApiError('CONFLICT', 'An export with this Idempotency-Key is being created; retry shortly', [{ field: 'idempotency-key', issue: 'conflicting_values' }]);
       }
     }
