@@ -27,7 +27,7 @@ import { spawnServer } from './server.ts';
 import { ensureRedis } from '../local/redis-local.ts';
 import { generate } from '../ingest/generate/index.ts';
 import { ingestFile } from '../ingest/run.ts';
-import { resourceCounts } from '../ingest/demo.ts';
+import { hasStaleMapping, resourceCounts } from '../ingest/demo.ts';
 import { ENTITY_NAMES } from '../mappings/index.ts';
 import { aliasName } from '../core/names.ts';
 
@@ -39,7 +39,8 @@ const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq`, r
 async function ensureData(): Promise<void> {
   const es = createServices(config).es;
   const counts = await resourceCounts(es, config.namespace);
-  if ((counts.companies ?? 0) >= rows && (counts.personnel ?? 0) >= rows) return;
+  // Enough rows, built with the current mapping (a mapping change, such as a new companion, reloads).
+  if ((counts.companies ?? 0) >= rows && (counts.personnel ?? 0) >= rows && !(await hasStaleMapping(es, config.namespace))) return;
   const dir = join(config.home, 'data', `benchq-${rows}`);
   process.stderr.write(`generating and loading ${rows} companies and ${rows} personnel into ${config.namespace} (once)\n`);
   const gen = await generate({ out: dir, companies: rows, personnel: rows, brokerOffices: Math.round(rows / 5), brokers: Math.round(rows / 40), seed: 99 });

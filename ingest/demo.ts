@@ -35,6 +35,12 @@ export async function resourceCounts(es: Es, ns: string): Promise<Record<EntityN
   return out;
 }
 
+/** True when a live index of the namespace was built with an older mapping than the definitions'. */
+export async function hasStaleMapping(es: Es, ns: string): Promise<boolean> {
+  const versions = await Promise.all(ENTITY_NAMES.map((n) => listVersions(es, ns, entity(n))));
+  return versions.some((vs) => vs.find((v) => v.live)?.stale === true);
+}
+
 /**
  * Generates (seeded) and loads data into `ns` unless every resource is already there.
  * Returns what it did, per resource.
@@ -48,8 +54,7 @@ export async function ensureData(
   const before = await resourceCounts(es, ns);
   const what = opts.sandbox ? 'sandbox' : 'demo';
   if (ENTITY_NAMES.every((n) => (before[n] ?? 0) > 0)) {
-    const versions = await Promise.all(ENTITY_NAMES.map((n) => listVersions(es, ns, entity(n))));
-    if (!versions.some((vs) => vs.find((v) => v.live)?.stale)) return { loaded: false, counts: before };
+    if (!(await hasStaleMapping(es, ns))) return { loaded: false, counts: before };
     opts.log(`${what} data was built with an older mapping; loading it again`);
   }
   const dir = join(config.home, 'data', what);
