@@ -60,21 +60,21 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
   const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));
   const access: Middleware = opts.access ?? authenticate(services);
   app.use(async (ctx, next) => {
+    // Each router owns the paths it declares: the first router declaring the path answers it,
+    // whatever the method (GET /v1/companies/batch is the batch route's 405, not a read of the
+    // record "batch"), so no router keeps a list of other routers' paths. Matched once here.
+    const owner = routers.findIndex((r) => r.match(ctx.path, ctx.method).path.length > 0);
+    ctx.state.routeOwner = owner;
     // A path no route knows is a 404 whoever asks; known paths need a key.
-    const known = routers.some((r) => r.match(ctx.path, ctx.method).path.length > 0);
-    if (!known) return next();
+    if (owner < 0) return next();
     await access(ctx, next);
   });
   routers.forEach((router, i) => {
-    // Each router owns the paths it declares: a later router never answers a path an earlier one
-    // declares, whatever the method (GET /v1/companies/batch is the batch route's 405, not a read
-    // of the record "batch"), so no router keeps a list of other routers' paths.
-    const earlier = routers.slice(0, i);
-    const ownedEarlier = (ctx: Context) => earlier.some((r) => r.match(ctx.path, ctx.method).path.length > 0);
     const routes = router.routes() as unknown as Middleware;
     const allowed = router.allowedMethods({ throw: false }) as unknown as Middleware;
-    app.use((ctx, next) => (ownedEarlier(ctx) ? next() : routes(ctx, next)));
-    app.use((ctx, next) => (ownedEarlier(ctx) ? next() : allowed(ctx, next)));
+    const owns = (ctx: Context) => ctx.state.routeOwner === i;
+    app.use((ctx, next) => (owns(ctx) ? routes(ctx, next) : next()));
+    app.use((ctx, next) => (owns(ctx) ? allowed(ctx, next) : next()));
   });
   return app;
 }

@@ -9,7 +9,7 @@ import { foldText, normalizeDomain, normalizeQueryName } from '../../mappings/no
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
 import type { CfFilter, ListRequest } from './list-request.ts';
 import { CRMS, crmDocId, type Crm, type CrmContext, type CrmStatus } from '../services/crm.ts';
-import { containsWildcard, escapeWildcard, ownFilterClauses } from './filters.ts';
+import { containsWildcard, ownFilterClauses } from './filters.ts';
 
 type Clause = Record<string, unknown>;
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
-import { ENTITIES } from '../../mappings/index.ts';
+import { ENTITIES, findEntity } from '../../mappings/index.ts';
 import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { chargeRows } from '../read/charge.ts';
 import { exportParams, parseExportRequest, planExport } from '../read/export.ts';
@@ -31,7 +31,7 @@ export function exportJobRoutes(services: Services): Router {
     const raw = bodyOf(ctx);
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid({ field: 'body', issue: 'invalid_type', expected: 'a JSON object' });
     const { resource, max_rows: maxRows, gzip, ...params } = raw as Record<string, unknown>;
-    const def = ENTITIES.find((d) => d.name === resource);
+    const def = typeof resource === 'string' ? findEntity(resource) : undefined;
     if (!def) throw invalid({ field: 'resource', issue: resource === undefined ? 'missing_required' : 'invalid_value', expected: ENTITIES.map((d) => d.name) });
     requireScope(ctx, `read:${def.name}`);
     const problems: ErrorDetail[] = [];
