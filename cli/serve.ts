@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../core/config.ts';
-import { serve } from '../server/serve.ts';
+import { serve, startWorkers } from '../server/serve.ts';
 import { createServices } from '../server/context.ts';
 import { toCredits, toMilli } from '../server/pricing.ts';
 import { ALL_SCOPES } from '../server/scopes.ts';
@@ -42,15 +42,42 @@ export async function serveForeground(port?: number, host?: string): Promise<voi
   const running = await serve(config, { port, host: host ?? config.host });
   running.services.log.info({ url: running.url, namespace: config.namespace }, 'bintel API listening');
   process.stdout.write(`bintel API listening on ${running.url} (namespace ${config.namespace}); Ctrl-C stops it\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await untilStopped();
   await running.close();
 }
 
+/** Until SIGINT or SIGTERM. */
+const untilStopped = (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+
+/** Runs background jobs (async exports) in the foreground until SIGINT/SIGTERM, serving nothing. */
+export async function workerForeground(concurrency?: number): Promise<void> {
+  const base = loadConfig();
+  const config = concurrency ? Object.freeze({ ...base, jobConcurrency: concurrency }) : base;
+  const services = createServices(config);
+  await services.redis.connect();
+  const cleanup = startWorkers(services);
+  services.log.info({ namespace: config.namespace, concurrency: config.jobConcurrency }, 'bintel worker running');
+  process.stdout.write(`bintel worker running (namespace ${config.namespace}, ${config.jobConcurrency} jobs at once); Ctrl-C stops it after its running jobs\n`);
+  await untilStopped();
+  clearInterval(cleanup);
+  await services.close();
+}
+
 export function registerServerCommands(program: Command): void {
+  program
+    .command('worker')
+    .description('run background jobs (async exports) apart from the API; pair with BINTEL_WORKER_IN_PROCESS=0 on servers')
+    .option('--concurrency <n>', 'jobs at once (default $BINTEL_JOB_CONCURRENCY or 2)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number');
+      return n;
+    })
+    .action((o: { concurrency?: number }) => workerForeground(o.concurrency));
+
   program
     .command('serve')
     .description('serve the HTTP API (PORT, default 3000)')

@@ -49,6 +49,20 @@ export interface Config {
   readonly exportMaxRows: number;
   /** Hours an async export file (and its job) is kept after it completes. */
   readonly exportTtlH: number;
+  /** Queued or running async exports one organization may have at once (more: 429). */
+  readonly exportMaxActive: number;
+  /** Whether a server process also runs background jobs (false: only `bintel worker` processes do). */
+  readonly workerInProcess: boolean;
+  /** Jobs one process runs at once. */
+  readonly jobConcurrency: number;
+  /**
+   * Lease of a worker on a job, in ms: renewed while the worker lives; a job whose lease lapsed
+   * (its worker died) is given to another worker, and failed (its reservation released) after
+   * the second lapse.
+   */
+  readonly jobLockMs: number;
+  /** Attempts of a job that fails (an error, not a dead worker) before it is failed for good. */
+  readonly jobAttempts: number;
 }
 
 const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
@@ -91,6 +105,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} "${raw}" must be a whole number of 0 or more`);
     return n;
   };
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === '1' || raw === 'true') return true;
+    if (raw === '0' || raw === 'false') return false;
+    throw new ConfigError(`${name} "${raw}" must be true or false (1 or 0)`);
+  };
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT "${env.PORT}" is not a port number`);
   // As root the state lives outside /root, which the unprivileged Elasticsearch user cannot enter.
   const home = env.BINTEL_HOME || (process.getuid?.() === 0 ? '/var/lib/bintel' : join(homedir(), '.bintel'));
@@ -115,5 +136,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportDir: env.BINTEL_EXPORT_DIR || join(home, 'exports'),
     exportMaxRows: positive('BINTEL_EXPORT_MAX_ROWS', 50_000),
     exportTtlH: positive('BINTEL_EXPORT_TTL_H', 24),
+    exportMaxActive: positive('BINTEL_EXPORT_MAX_ACTIVE', 5),
+    workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
+    jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
+    jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),
+    jobAttempts: positive('BINTEL_JOB_ATTEMPTS', 3),
   });
 }

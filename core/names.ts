@@ -57,6 +57,11 @@ export interface RedisKeys {
   exportJobs(org: string): string;
   exportIdem(org: string, idemKey: string): string;
   exportSettled(org: string, id: string): string;
+  /**
+   * Prefix of the job queues (BullMQ): every key of a queue shares the `{jobs}` hash tag, so the
+   * queue's scripts run on one Redis Cluster slot.
+   */
+  queuePrefix(): string;
   /** Tag records and indexes of one user. */
   tagRecord(scope: string, tagId: string): string;
   tagPair(scope: string, entityType: string, entityId: string, tag: string): string;
@@ -99,6 +104,7 @@ export function redisKeys(ns: string): RedisKeys {
     exportJobs: (o: string) => `${org(o)}:exports`,
     exportIdem: (o: string, k: string) => `${org(o)}:export-idem:${k}`,
     exportSettled: (o: string, id: string) => `${org(o)}:export-settled:${id}`,
+    queuePrefix: () => `${p}{jobs}`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
     tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,
     tagEntities: (s: string, t: string, tag: string) => `${user(s)}:ents:${t}:${tag}`,

@@ -14,6 +14,7 @@ import { CrawlGuard } from './services/crawl.ts';
 import { CursorCodec } from './read/cursor.ts';
 import { CrmService } from './services/crm.ts';
 import { sandboxNamespace } from '../core/names.ts';
+import { JobQueues } from './jobs/queue.ts';
 
 export interface Services {
   config: Config;
@@ -31,6 +32,8 @@ export interface Services {
   crm: CrmService;
   /** Signed page cursors (read/cursor.ts). */
   cursors: CursorCodec;
+  /** Background job queues and this process's workers (jobs/queue.ts). */
+  jobs: JobQueues;
   /** Elasticsearch namespace a key reads: the sandbox for test keys. */
   dataNamespace: (keyType: 'live' | 'test') => string;
   close: () => Promise<void>;
@@ -43,7 +46,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
   const redis = createRedis(config);
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
   const rk = redisKeys(config.namespace);
-  return {
+  const services: Services = {
     config,
     log,
     es,
@@ -57,9 +60,13 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     cursors: new CursorCodec(redis, rk.cursorSecret()),
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
+    jobs: undefined as unknown as JobQueues,
     close: async () => {
+      await services.jobs.close();
       redis.disconnect();
       await Promise.all([es.close(), esSearch.close()]);
     },
   };
+  services.jobs = new JobQueues(services);
+  return services;
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
-import { cleanupExports, drainJobs } from './read/async-export.ts';
+import { cleanupExports, exportJobKind } from './read/async-export.ts';
 import type { ErrorCode, IssueCode } from './errors.ts';
 
 export interface Running {
@@ -38,9 +38,8 @@ export async function serve(config: Config, opts: { port?: number; host?: string
   });
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
-  // Expired async export files go hourly (never a .part file nor a running job's).
-  const cleanup = setInterval(() => void cleanupExports(services).catch(() => {}), 3_600_000);
-  cleanup.unref();
+  // Background jobs run here too unless config.workerInProcess is off (then `bintel worker` runs them).
+  const cleanup = config.workerInProcess ? startWorkers(services) : null;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -50,11 +49,24 @@ export async function serve(config: Config, opts: { port?: number; host?: string
     close: async () => {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
-      clearInterval(cleanup);
-      await drainJobs();
+      if (cleanup) clearInterval(cleanup);
       await services.close();
     },
   };
+}
+
+/** The kinds of background job this service runs. */
+export const JOB_KINDS = [exportJobKind] as const;
+
+/**
+ * Starts this process's workers and the hourly cleanup of expired export files (never a file
+ * being written nor a running job's); returns the cleanup timer.
+ */
+export function startWorkers(services: Services): NodeJS.Timeout {
+  services.jobs.work(JOB_KINDS);
+  const cleanup = setInterval(() => void cleanupExports(services).catch(() => {}), 3_600_000);
+  cleanup.unref();
+  return cleanup;
 }
 
 /**

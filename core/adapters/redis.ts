@@ -58,15 +58,15 @@ class TranslatingRedis extends Redis {
 export type RedisClient = Redis;
 
 /** Creates a client; `lazyConnect` so callers choose when to fail. */
-export function createRedis(config: Pick<Config, 'redisUrl'>, opts: { maxRetriesPerRequest?: number; connectTimeout?: number } = {}): RedisClient {
+export function createRedis(config: Pick<Config, 'redisUrl'>, opts: { maxRetriesPerRequest?: number | null; connectTimeout?: number; autoPipelining?: boolean } = {}): RedisClient {
   // Auto-pipelining: the commands one request issues in the same tick (credit debit, count
   // cache, page cursor) leave in one write and come back in one read.
   return new TranslatingRedis(config.redisUrl, {
     lazyConnect: true,
-    maxRetriesPerRequest: opts.maxRetriesPerRequest ?? 2,
+    maxRetriesPerRequest: opts.maxRetriesPerRequest === undefined ? 2 : opts.maxRetriesPerRequest,
     connectTimeout: opts.connectTimeout ?? 10_000,
     enableOfflineQueue: true,
-    enableAutoPipelining: true,
+    enableAutoPipelining: opts.autoPipelining ?? true,
   });
 }
 

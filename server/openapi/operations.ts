@@ -14,7 +14,7 @@ import { detailParams } from '../routes/read.ts';
 import { BULK_BODY_SCHEMA, PAIR_BODY_SCHEMA, TAG_ENTITIES_QUERY_SCHEMA, TAG_LIST_QUERY_SCHEMA } from '../routes/tags.ts';
 import { EXPORT_SYNC_MAX, exportParams } from '../read/export.ts';
 import { listParams } from '../read/list-request.ts';
-import { sideParams } from '../read/request.ts';
+import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, sideParams } from '../read/request.ts';
 import { pathParameter, queryParameters, schemaParameters, type Parameter, type Schema } from './params.ts';
 import { AUTOCOMPLETE_ITEM, ref, rowName } from './schemas.ts';
 import { AUTOCOMPLETE_LIMIT, autocompleteParams } from '../read/autocomplete.ts';
@@ -132,7 +132,11 @@ function filterOptionOperations(): Operation[] {
 /** Async exports (server/routes/exports.ts): an extension beyond the spec. */
 function exportJobOperations(): Operation[] {
   const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: '^exp_[0-9a-f]{32}$' });
-  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' } } };
+  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' }, attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' } } };
+  const paging = schemaParameters(
+    { properties: { page: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 }, page_size: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT } } },
+    { page: 'Zero-based page.', page_size: 'Exports per page.' },
+  );
   const body: Schema = {
     type: 'object',
     required: ['resource', 'max_rows'],
@@ -140,8 +144,8 @@ function exportJobOperations(): Operation[] {
     additionalProperties: { type: 'string', description: "A list parameter of the resource, as in the list's query string." },
   };
   return [
-    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Scope read:<resource>. Idempotency-Key returns the same job. 202 Accepted with Location.', access: KEY, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402] },
-    { method: 'get', path: '/v1/exports', tag: 'exports', summary: "The organization's last 100 exports", access: KEY, success: { data: array(job) } },
+    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Scope read:<resource>. Idempotency-Key returns the same job. 202 Accepted with Location. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default 5) exports queued or running.', access: KEY, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402, 429] },
+    { method: 'get', path: '/v1/exports', tag: 'exports', summary: "The organization's exports, newest first", access: KEY, parameters: paging, success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
     { method: 'get', path: '/v1/exports/{id}', tag: 'exports', summary: 'Status and progress of an export', access: KEY, parameters: [id], success: { data: job }, errors: [404] },
     { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: '409 before completion, 410 once expired.', access: KEY, parameters: [id], success: { media: 'text/csv' }, errors: [404, 409, 410] },
   ];

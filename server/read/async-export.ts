@@ -1,22 +1,33 @@
 /**
  * Async exports (an extension beyond the spec): POST /v1/exports reserves credits for the exact
- * row count and runs the same walk as the synchronous export (`exportCsv`) in the background,
- * writing `<dir>/<id>.csv[.gz].part` and renaming it when complete. The job record lives in Redis
- * (any server process of the namespace answers status and download); files live in
- * config.exportDir (a shared directory in production). Settlement is exactly once: the walk gives
- * back undelivered rows when it ends, and a failed job gives back the delivered rows too, behind a
- * SET NX flag, so the organization pays rows written × price or nothing.
+ * row count and enqueues a job (server/jobs/queue.ts); a worker runs the same walk as the
+ * synchronous export (`exportCsv`), writing `<dir>/<file>.<run>.part` and renaming it to the file
+ * when complete. The job record lives in Redis (any server process of the namespace answers
+ * status and download); files live in config.exportDir (a shared directory in production).
+ *
+ * Money: the reservation is settled exactly once, by one Redis script (CreditService.settleOnce):
+ * a completed job keeps rows written × price and gives back the rest; a job failed for good
+ * (its last attempt threw, or its worker died twice) gives back everything. A job whose worker
+ * died is run again from the start by another worker; it was charged once, at POST, and settles
+ * once, whichever run gets there first.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
-import { refundRows, type Charge } from './charge.ts';
-import { exportCsv, type ExportWalk } from './export.ts';
+import type { KeyRecord } from '../services/keys.ts';
+import type { JobKind } from '../jobs/queue.ts';
+import { findEntity } from '../../mappings/index.ts';
+import type { Charge } from './charge.ts';
+import { exportCsv, parseExportRequest } from './export.ts';
+import { authorizeList } from './authorize.ts';
+import type { SearchBody } from './query.ts';
+import type { RawQuery } from './request.ts';
 import { toCredits } from '../pricing.ts';
 
 /** The file name of a job: the organization (base64url, no dots) and the id. */
@@ -34,6 +45,8 @@ export interface ExportJob {
   rows_reserved: number;
   rows_written: number;
   percent: number;
+  /** Runs started (a run again after a failed attempt or a dead worker starts from the first row). */
+  attempts: number;
   credits_reserved: number;
   credits_charged: number | null;
   created_at: string;
@@ -45,10 +58,25 @@ export interface ExportJob {
   charge: Charge;
 }
 
-/** Test-only fault injection: fail a walk after this many rows (null: never). */
-export const exportFaults: { failAfterRows: number | null } = { failAfterRows: null };
-
-const running = new Set<Promise<void>>();
+/**
+ * What the queue carries: everything a worker in any process needs to run the export as it was
+ * paid for: the key as it was (without its secret hash), the list parameters (parsed again, the
+ * parse is pure), and the query and row count the reservation was made for.
+ */
+export interface ExportPayload {
+  id: string;
+  org: string;
+  key: Omit<KeyRecord, 'secret_hash'>;
+  dataNamespace: string;
+  sandbox: boolean;
+  resource: string;
+  q: RawQuery;
+  maxRows: number;
+  index: string;
+  body: SearchBody;
+  rows: number;
+  charge: Charge;
+}
 
 /** The public view of a job. */
 export function jobView(j: ExportJob): Record<string, unknown> {
@@ -56,9 +84,10 @@ export function jobView(j: ExportJob): Record<string, unknown> {
   return rest;
 }
 
+const recordTtlS = (services: Services): number => services.config.exportTtlH * 3600 + 86_400;
+
 export async function saveJob(services: Services, j: ExportJob): Promise<void> {
-  const ttlS = services.config.exportTtlH * 3600 + 86_400;
-  await services.redis.set(services.rk.exportJob(j.org, j.id), JSON.stringify(j), 'EX', ttlS);
+  await services.redis.set(services.rk.exportJob(j.org, j.id), JSON.stringify(j), 'EX', recordTtlS(services));
 }
 
 export async function loadJob(services: Services, org: string, id: string): Promise<ExportJob | null> {
@@ -66,76 +95,122 @@ export async function loadJob(services: Services, org: string, id: string): Prom
   return raw ? (JSON.parse(raw) as ExportJob) : null;
 }
 
-export async function listJobs(services: Services, org: string): Promise<ExportJob[]> {
-  const ids = await services.redis.zrevrange(services.rk.exportJobs(org), 0, 99);
-  const jobs = await Promise.all(ids.map((id) => loadJob(services, org, id)));
-  return jobs.filter((j): j is ExportJob => j !== null);
+/** One page of the organization's jobs, newest first, and how many it has. */
+export async function listJobs(services: Services, org: string, page = { from: 0, size: 100 }): Promise<{ jobs: ExportJob[]; total: number }> {
+  const key = services.rk.exportJobs(org);
+  const [ids, total] = await Promise.all([services.redis.zrevrange(key, page.from, page.from + page.size - 1), services.redis.zcard(key)]);
+  if (!ids.length) return { jobs: [], total };
+  const raws = await services.redis.mget(ids.map((id) => services.rk.exportJob(org, id)));
+  return { jobs: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as ExportJob), total };
 }
 
-/** Starts the job's walk in this process (in the background); a job is run once. */
-export function startJob(services: Services, auth: AuthState, walk: ExportWalk, job: ExportJob): void {
-  const p = runJob(services, auth, walk, job).finally(() => running.delete(p));
-  running.add(p);
+/** Queued or running jobs among the organization's most recent ones (the per-organization limit counts these). */
+export async function activeJobs(services: Services, org: string): Promise<number> {
+  const { jobs } = await listJobs(services, org, { from: 0, size: 100 });
+  return jobs.filter((j) => j.status === 'queued' || j.status === 'running').length;
 }
 
-/** Waits for every job this process runs (shutdown, tests). */
-export async function drainJobs(): Promise<void> {
-  while (running.size) await Promise.allSettled([...running]);
+/**
+ * Settles the reservation once: keeps `kept` rows of it, gives back the rest. Returns the rows
+ * the organization pays for: `kept`, or what an earlier settlement of the same job recorded.
+ */
+async function settle(services: Services, p: ExportPayload, kept: number): Promise<number> {
+  if (!p.charge.milli || !p.charge.day || !p.rows) return kept;
+  const perRow = p.charge.milli / p.rows;
+  const back = p.rows - kept;
+  const r = await services.credits.settleOnce({
+    org: p.org,
+    keyId: p.key.id,
+    milli: Math.round(back * perRow),
+    rows: back,
+    day: p.charge.day,
+    flag: services.rk.exportSettled(p.org, p.id),
+    outcome: String(kept),
+    ttlS: recordTtlS(services),
+  });
+  return Number(r.outcome);
 }
 
-async function runJob(services: Services, auth: AuthState, walk: ExportWalk, job: ExportJob): Promise<void> {
-  const dir = services.config.exportDir;
-  const part = join(dir, `${job.file}.part`);
-  let written = 0;
-  const fault = exportFaults.failAfterRows;
-  try {
-    await mkdir(dir, { recursive: true });
-    job.status = 'running';
+const creditsFor = (p: ExportPayload, rows: number): number => (p.rows ? toCredits(Math.round((p.charge.milli / p.rows) * rows)) : 0);
+
+const finished = (j: ExportJob | null): boolean => !j || j.status === 'completed' || j.status === 'failed';
+
+/** The export job kind: run the walk into a file; settle; or release everything when it fails for good. */
+export const exportJobKind: JobKind<ExportPayload> = {
+  name: 'exports',
+
+  async run(services, p, attempt) {
+    const job = await loadJob(services, p.org, p.id);
+    if (!job || finished(job)) return;
+    const def = findEntity(p.resource);
+    if (!def) throw new Error(`unknown resource ${p.resource}`);
+    const req = { ...parseExportRequest(def, p.q).list, pageSize: p.maxRows };
+    const auth: AuthState = { key: { ...p.key, secret_hash: '' }, dataNamespace: p.dataNamespace, sandbox: p.sandbox, headOnly: false };
+    const grant = authorizeList(auth.key, req);
+    const dir = services.config.exportDir;
+    // A file per run: a run given to another worker never writes into a file a stalled run still holds.
+    const part = join(dir, `${job.file}.${randomUUID().slice(0, 8)}.part`);
+    Object.assign(job, { status: 'running', attempts: attempt.number, rows_written: 0, percent: 0, error: null });
     await saveJob(services, job);
-    const csv = exportCsv(services, auth, {
-      ...walk,
-      onRows: async (sent) => {
-        written = sent;
-        job.rows_written = sent;
-        job.percent = walk.rows ? Math.floor((sent * 100) / walk.rows) : 100;
-        await saveJob(services, job);
-        if (fault !== null && sent >= fault) throw new Error('injected export fault');
-      },
-    });
-    const out = createWriteStream(part);
-    if (job.gzip) await pipeline(Readable.from(csv), createGzip(), out);
-    else await pipeline(Readable.from(csv), out);
-    await rename(part, join(dir, job.file));
-    const price = walk.rows ? walk.charge.milli / walk.rows : 0;
-    const milli = walk.charge.milli && walk.rows ? Math.round(price * written) : 0;
+    let written = 0;
+    try {
+      await mkdir(dir, { recursive: true });
+      const csv = exportCsv(services, auth, {
+        req,
+        grant,
+        index: p.index,
+        body: p.body,
+        rows: p.rows,
+        charge: p.charge,
+        refundUndelivered: false,
+        onRows: async (sent) => {
+          written = sent;
+          job.rows_written = sent;
+          job.percent = p.rows ? Math.floor((sent * 100) / p.rows) : 100;
+          await saveJob(services, job);
+        },
+      });
+      const out = createWriteStream(part);
+      if (job.gzip) await pipeline(Readable.from(csv), createGzip(), out);
+      else await pipeline(Readable.from(csv), out);
+      await rename(part, join(dir, job.file));
+    } catch (err) {
+      await rm(part, { force: true }).catch(() => {});
+      const reason = (err as Error).message;
+      if (attempt.final) await exportJobKind.failed(services, p, reason);
+      else await saveJob(services, { ...job, status: 'queued', error: `Run ${attempt.number} failed; it will be retried from the first row` });
+      throw err;
+    }
+    const paid = await settle(services, p, written);
     Object.assign(job, {
       status: 'completed',
       rows_written: written,
       percent: 100,
-      credits_charged: toCredits(milli),
+      credits_charged: creditsFor(p, paid),
       completed_at: new Date().toISOString(),
       expires_at: new Date(Date.now() + services.config.exportTtlH * 3_600_000).toISOString(),
     });
     await saveJob(services, job);
-  } catch (err) {
-    // exportCsv gave back the rows it did not deliver; a failed job gives back the rest, once.
-    await rm(part, { force: true }).catch(() => {});
-    const first = await services.redis.set(services.rk.exportSettled(job.org, job.id), '1', 'EX', services.config.exportTtlH * 3600 + 86_400, 'NX');
-    if (first === 'OK' && written > 0) {
-      await refundRows(services, { auth, def: walk.req.def, tier: walk.grant.projection.tier, rows: written, signals: walk.req.signals, charge: walk.charge }).catch((e: Error) =>
-        services.log.error({ err: e.message, org: job.org, export: job.id }, 'export release failed'),
-      );
-    }
-    Object.assign(job, { status: 'failed', credits_charged: 0, completed_at: new Date().toISOString(), error: 'The export failed; the reservation was released' });
-    services.log.error({ err: (err as Error).message, org: job.org, export: job.id }, 'export failed');
-    await saveJob(services, job).catch(() => {});
-  }
-}
+  },
+
+  async failed(services, p, reason) {
+    const job = await loadJob(services, p.org, p.id);
+    if (job?.status === 'completed') return;
+    const paid = await settle(services, p, 0);
+    services.log.error({ err: reason, org: p.org, export: p.id }, 'export failed');
+    if (!job || job.status === 'failed') return;
+    Object.assign(job, { status: 'failed', credits_charged: creditsFor(p, paid), completed_at: new Date().toISOString(), error: 'The export failed; the reservation was released' });
+    await saveJob(services, job);
+  },
+};
+
+const FILE_RE = /^([^.]+)\.([^.]+)\.csv(\.gz)?(\.[0-9a-f]+\.part)?$/;
 
 /**
- * Removes expired export files (and their `.part` leftovers never: a `.part` file is being
- * written, or belongs to a job that failed and removed it). A file is removed when its job is
- * gone from Redis or expired, and only when its job is not running.
+ * Removes expired export files and leftovers. A finished file goes when its job is gone from
+ * Redis or expired. A `.part` file goes only when its job is finished (completed or failed) or
+ * gone, and it has not been written to for twice the job lease: a file being written is never
+ * removed. A queued or running job's files always stay.
  */
 export async function cleanupExports(services: Services, now = Date.now()): Promise<number> {
   const dir = services.config.exportDir;
@@ -147,14 +222,17 @@ export async function cleanupExports(services: Services, now = Date.now()): Prom
   }
   let removed = 0;
   for (const name of names) {
-    if (name.endsWith('.part')) continue;
-    const m = /^([^.]+)\.([^.]+)\.csv(\.gz)?$/.exec(name);
+    const m = FILE_RE.exec(name);
     if (!m) continue;
-    const org = Buffer.from(m[1], 'base64url').toString();
-    const id = m[2];
-    const job = await loadJob(services, org, id);
-    if (job && (job.status === 'running' || job.status === 'queued')) continue;
-    const expired = job?.expires_at ? Date.parse(job.expires_at) <= now : (await stat(join(dir, name))).mtimeMs + services.config.exportTtlH * 3_600_000 <= now;
+    const job = await loadJob(services, Buffer.from(m[1], 'base64url').toString(), m[2]);
+    if (job && !finished(job)) continue;
+    const mtime = await stat(join(dir, name)).then((s) => s.mtimeMs, () => null);
+    if (mtime === null) continue;
+    const expired = m[4]
+      ? mtime + 2 * services.config.jobLockMs <= now
+      : job?.expires_at
+        ? Date.parse(job.expires_at) <= now
+        : mtime + services.config.exportTtlH * 3_600_000 <= now;
     if (!expired) continue;
     await rm(join(dir, name), { force: true });
     removed++;

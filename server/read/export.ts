@@ -112,6 +112,8 @@ export interface ExportWalk {
   charge: Charge;
   /** Called after each batch with the rows handed over so far (async exports report progress with it). */
   onRows?: (sent: number) => void | Promise<void>;
+  /** Refund the rows not handed over when the walk ends (default). An async export settles its reservation itself, once. */
+  refundUndelivered?: boolean;
 }
 
 /**
@@ -153,7 +155,7 @@ export async function* exportCsv(services: Services, auth: AuthState, w: ExportW
     }
   } finally {
     if (pit) await services.es.closePointInTime({ id: pit }).catch(() => {});
-    if (sent < w.rows) {
+    if (sent < w.rows && w.refundUndelivered !== false) {
       await refundRows(services, { auth, def, tier: w.grant.projection.tier, rows: w.rows - sent, signals: w.req.signals, charge: w.charge }).catch((err: Error) =>
         services.log.error({ err: err.message, org: auth.key.org, rows: w.rows - sent }, 'export refund failed'),
       );

@@ -16,8 +16,8 @@ import { ENTITIES, findEntity } from '../../mappings/index.ts';
 import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { chargeRows } from '../read/charge.ts';
 import { exportParams, parseExportRequest, planExport } from '../read/export.ts';
-import { exportFileName, jobView, listJobs, loadJob, saveJob, startJob, type ExportJob } from '../read/async-export.ts';
-import type { RawQuery } from '../read/request.ts';
+import { activeJobs, exportFileName, exportJobKind, jobView, listJobs, loadJob, saveJob, type ExportJob } from '../read/async-export.ts';
+import { pageParams, throwProblems, type RawQuery } from '../read/request.ts';
 import { bodyOf } from '../validate.ts';
 
 const ID_RE = /^exp_[0-9a-f]{32}$/;
@@ -63,6 +63,11 @@ export function exportJobRoutes(services: Services): Router {
 
     const parsed = parseExportRequest(def, q);
     const req = { ...parsed.list, pageSize: maxRows as number };
+    if ((await activeJobs(services, auth.key.org)) >= config.exportMaxActive) {
+      throw new ApiError('RATE_LIMITED', `The organization has ${config.exportMaxActive} exports queued or running; wait for one to finish`, [
+        { field: 'exports', issue: 'rate_limited', expected: `at most ${config.exportMaxActive} queued or running exports per organization` },
+      ]).withHeaders({ 'Retry-After': '5' });
+    }
     const { grant, index, body, count, rows } = await planExport(services, auth, req);
     const id = `exp_${randomUUID().replace(/-/g, '')}`;
     if (idemKey) {
@@ -90,6 +95,7 @@ export function exportJobRoutes(services: Services): Router {
       rows_reserved: rows,
       rows_written: 0,
       percent: 0,
+      attempts: 0,
       credits_reserved: charge.credits,
       credits_charged: null,
       created_at: new Date().toISOString(),
@@ -99,17 +105,29 @@ export function exportJobRoutes(services: Services): Router {
       file: exportFileName(auth.key.org, id, gz),
       charge,
     };
-    await saveJob(services, job);
-    await services.redis.zadd(services.rk.exportJobs(auth.key.org), Date.now(), id);
-    startJob(services, auth, { req, grant, index, body, rows, charge }, job);
+    const { secret_hash: _h, ...key } = auth.key;
+    const payload = { id, org: auth.key.org, key, dataNamespace: auth.dataNamespace, sandbox: auth.sandbox, resource: def.name, q, maxRows: maxRows as number, index, body, rows, charge };
+    try {
+      await saveJob(services, job);
+      await services.redis.zadd(services.rk.exportJobs(auth.key.org), Date.now(), id);
+      await services.jobs.add(exportJobKind, id, payload);
+    } catch (err) {
+      // Not enqueued: nothing will run, so nothing stays reserved (and the job is shown failed).
+      await exportJobKind.failed(services, payload, (err as Error).message).catch(() => {});
+      throw err;
+    }
     ctx.status = 202;
     ctx.set('Location', `/v1/exports/${id}`);
     ctx.body = { ok: true, data: jobView(job), meta: { credits_charged: charge.credits, credits_reserved: charge.credits, total_count: count } };
   });
 
   r.get('/v1/exports', async (ctx: Context) => {
-    const jobs = await listJobs(services, authOf(ctx).key.org);
-    ctx.body = { ok: true, data: jobs.map(jobView), meta: { credits_charged: 0 } };
+    const problems: ErrorDetail[] = [];
+    for (const k of Object.keys(ctx.query)) if (k !== 'page' && k !== 'page_size') problems.push({ field: k, issue: 'unknown_field' });
+    const { page, pageSize } = pageParams(ctx.query, problems);
+    throwProblems(problems);
+    const { jobs, total } = await listJobs(services, authOf(ctx).key.org, { from: page * pageSize, size: pageSize });
+    ctx.body = { ok: true, data: jobs.map(jobView), meta: { credits_charged: 0, total_count: total, page, page_size: pageSize, returned: jobs.length, has_more: page * pageSize + jobs.length < total } };
   });
 
   const jobOf = async (ctx: Context): Promise<ExportJob> => {

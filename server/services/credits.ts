@@ -63,6 +63,26 @@ if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumbe
 return balance
 `;
 
+/**
+ * Settles a reservation once: KEYS[4] is the settlement flag of the reservation (SET NX with a
+ * TTL, value ARGV[3]); the first call gives back ARGV[1] milli-credits and ARGV[2] rows as
+ * REFUND does and returns {1, ARGV[3]}; every later call changes nothing and returns {0, the
+ * first call's value}. Flag and refund in one script: a crash cannot leave one without the other.
+ */
+const SETTLE = `
+if not redis.call('SET', KEYS[4], ARGV[3], 'NX', 'EX', tonumber(ARGV[4])) then
+  return {0, redis.call('GET', KEYS[4])}
+end
+local milli = tonumber(ARGV[1])
+if milli > 0 then
+  redis.call('INCRBY', KEYS[1], milli)
+  redis.call('HINCRBY', KEYS[2], 'credits_milli', -milli)
+  redis.call('HINCRBY', KEYS[2], 'rows', -tonumber(ARGV[2]))
+  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
+end
+return {1, ARGV[3]}
+`;
+
 export type DebitResult =
   | {
       /** charged, or refused because the pool cannot pay, or because the key's daily row cap would be passed. */
@@ -95,6 +115,19 @@ export class CreditService {
     this.redis.defineCommand('bintelDebit', { numberOfKeys: 4, lua: DEBIT });
     this.redis.defineCommand('bintelCrawlDebit', { numberOfKeys: 5, lua: CRAWL_THEN_DEBIT });
     this.redis.defineCommand('bintelRefund', { numberOfKeys: 3, lua: REFUND });
+    this.redis.defineCommand('bintelSettle', { numberOfKeys: 4, lua: SETTLE });
+  }
+
+  /**
+   * Settles a reservation exactly once (see SETTLE): the first call for `flag` gives back `milli`
+   * and `rows` of the key's debit on `day` and records `outcome`; a repeat (a retried or resumed
+   * job) gives back nothing. Returns whether this call settled, and the recorded outcome.
+   */
+  async settleOnce(req: { org: string; keyId: string; milli: number; rows: number; day: string; flag: string; outcome: string; ttlS: number }): Promise<{ settled: boolean; outcome: string }> {
+    const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<[number, string]>>).bintelSettle;
+    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), req.flag];
+    const [settled, outcome] = await run.call(this.redis, ...keys, req.milli, req.rows, req.outcome, req.ttlS);
+    return { settled: settled === 1, outcome: String(outcome) };
   }
 
   /** Gives back `milli` and `rows` of an earlier debit of the key on `day` (see REFUND); returns the new balance. */

@@ -1,10 +1,15 @@
 /**
  * Async exports (an extension beyond the spec): a job runs to completion with progress, its file
  * is the list for the same filters and sort, the organization pays rows written × price exactly
- * once, a job failed mid-walk (test-only fault hook, real Elasticsearch and Redis) releases the
- * whole reservation, another organization gets 404, Idempotency-Key returns the same job,
- * max_rows over the ceiling is a 400 naming it, an unfinished download is 409, an expired one
- * 410, a test key pays nothing, and a second server process answers status and download.
+ * once, a job whose Elasticsearch connection is cut mid-walk (a real TCP fault between the worker
+ * and Elasticsearch) fails after its retries and releases the whole reservation, another
+ * organization gets 404, Idempotency-Key returns the same job, max_rows over the ceiling is a
+ * 400 naming it, more queued exports than the per-organization limit is a 429, the list pages,
+ * an unfinished download is 409, an expired one 410, a test key pays nothing.
+ *
+ * Two server processes: `h` serves the API only (BINTEL_WORKER_IN_PROCESS=0) and `h2` also runs
+ * the workers, reaching Elasticsearch through the cuttable proxy; status and download are asked
+ * of either, from the job state in Redis and the shared directory.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,12 +19,14 @@ import { join } from 'node:path';
 import { parseString } from 'fast-csv';
 import { entity } from '../../mappings/index.ts';
 import { rowPrice } from '../../server/pricing.ts';
-import { cleanupExports, drainJobs, exportFaults, loadJob, saveJob } from '../../server/read/async-export.ts';
+import { cleanupExports, loadJob, saveJob } from '../../server/read/async-export.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('exports');
 let h: Harness;
 let h2: Harness;
+let proxy: TcpProxy;
 let data: DataFiles | undefined;
 let sandbox: DataFiles | undefined;
 let dir = '';
@@ -42,20 +49,25 @@ async function parseCsv(text: string): Promise<Row[]> {
 
 const post = (body: unknown, secret = adv, headers: Record<string, string> = {}) => h.call('POST', '/v1/exports', { secret, body, headers });
 
+/** The job once it is completed or failed (polled; the workers run in `h2`). */
 async function finished(id: string, secret = adv): Promise<any> {
-  await drainJobs();
-  const res = await h.call('GET', `/v1/exports/${id}`, { secret });
-  assert.is(res.status, 200, JSON.stringify(res.body));
-  return res.body.data;
+  for (let i = 0; ; i++) {
+    const res = await h.call('GET', `/v1/exports/${id}`, { secret });
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    if (res.body.data.status === 'completed' || res.body.data.status === 'failed') return res.body.data;
+    if (i > 1200) assert.unreachable(`export ${id} still ${res.body.data.status} after a minute`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 const FILTERS = { states: 'TX,CA,NY,FL,OH,PA,IL', sort_by: 'total_number_of_employees', sort_dir: 'desc', mode: 'full' };
 
 t.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bintel-exports-'));
-  const env = { BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_EXPORT_DIR: dir, BINTEL_EXPORT_MAX_ROWS: '3000' };
-  h = await startHarness(env);
-  h2 = await startHarness(env);
+  proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(process.env.ES_URL || 'http://127.0.0.1:9200').port || 9200) });
+  const env = { BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_EXPORT_DIR: dir, BINTEL_EXPORT_MAX_ROWS: '3000', BINTEL_EXPORT_MAX_ACTIVE: '3', BINTEL_JOB_ATTEMPTS: '2' };
+  h = await startHarness({ ...env, BINTEL_WORKER_IN_PROCESS: '0' });
+  h2 = await startHarness({ ...env, ES_URL: proxy.url });
   data = await loadGenerated(h, { companies: 2600, personnel: 100, brokerOffices: 20, brokers: 5, seed: 21 });
   sandbox = await loadGenerated(h, { companies: 300, personnel: 0, brokerOffices: 10, brokers: 5, seed: 22, sandbox: true });
   const o = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
@@ -64,9 +76,9 @@ t.before(async () => {
   test = (await h.key({ org, key_type: 'test' })).secret;
 });
 t.after(async () => {
-  exportFaults.failAfterRows = null;
   await h.close();
   await h2.close();
+  await proxy.close();
   await data?.cleanup();
   await sandbox?.cleanup();
   await rm(dir, { recursive: true, force: true });
@@ -102,15 +114,20 @@ t('a job runs to completion; the file is the list (ids, order, values); charged 
   assert.is((await h2.call('GET', '/v1/exports', { secret: adv })).body.data.some((j: { id: string }) => j.id === id), true);
 });
 
-t('a job failed mid-walk releases the whole reservation (exactly once)', async () => {
+t('a job whose Elasticsearch connection is cut mid-walk fails after its retries and releases the whole reservation (exactly once)', async () => {
   const before = await h.running.services.credits.balance(org);
-  exportFaults.failAfterRows = 1000;
+  // The worker opens a point in time and reads one batch of 1,000 rows; then the network is gone.
+  const seen = proxy.requests;
+  proxy.cutAfter(2);
   const res = await post({ resource: 'companies', max_rows: 2500, states: 'TX,CA,NY,FL,OH,PA,IL,GA,NC,MI,NJ,VA,WA,AZ,MA' });
   assert.is(res.status, 202, JSON.stringify(res.body));
   assert.ok(res.body.data.rows_reserved > 1000);
+  assert.is(before - (await h.running.services.credits.balance(org)), Math.round(res.body.data.credits_reserved * 1000));
   const job = await finished(res.body.data.id);
-  exportFaults.failAfterRows = null;
+  proxy.restore();
+  assert.ok(proxy.requests - seen >= 3, `the worker reached Elasticsearch ${proxy.requests - seen} times`);
   assert.is(job.status, 'failed');
+  assert.is(job.attempts, 2);
   assert.is(job.credits_charged, 0);
   assert.is(await h.running.services.credits.balance(org), before);
   assert.equal((await readdir(dir)).filter((f) => f.endsWith('.part')), []);
@@ -123,7 +140,7 @@ t('another organization gets 404; Idempotency-Key returns the same job; max_rows
   const again = await post({ resource: 'companies', max_rows: 50, ...FILTERS }, adv, { 'Idempotency-Key': 'k-1' });
   assert.is(again.status, 200);
   assert.is(again.body.data.id, res.body.data.id);
-  await drainJobs();
+  await finished(res.body.data.id);
   const other = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000 });
   assertError(await h.call('GET', `/v1/exports/${res.body.data.id}`, { secret: other.secret }), 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
   assertError(await h.call('GET', `/v1/exports/${res.body.data.id}/download`, { secret: other.secret }), 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
@@ -136,7 +153,7 @@ t('409 before completion, 410 once expired; cleanup removes expired files, never
   const res = await post({ resource: 'companies', max_rows: 20, ...FILTERS });
   const id = res.body.data.id as string;
   const s = h.running.services;
-  await drainJobs();
+  await finished(id);
   const job = (await loadJob(s, org, id))!;
   await saveJob(s, { ...job, status: 'running' });
   assertError(await h.call('GET', `/v1/exports/${id}/download`, { secret: adv }), 409, 'CONFLICT', { field: 'id', issue: 'invalid_state' });
@@ -160,6 +177,38 @@ t('a test key reads the sandbox free', async () => {
   assert.ok(job.rows_written > 0);
   assert.is(job.credits_charged, 0);
   assert.is(await h.running.services.credits.balance(org), before);
+});
+
+t('more queued exports than the per-organization limit is 429 (nothing charged); the list pages, newest first', async () => {
+  const o = await withOrg(h, { field_tier: 'advanced', milli: 10_000_000 });
+  await h2.running.services.jobs.pause();
+  const ids: string[] = [];
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await post({ resource: 'companies', max_rows: 10 + i, ...FILTERS }, o.secret);
+      assert.is(res.status, 202, JSON.stringify(res.body));
+      assert.is(res.body.data.status, 'queued');
+      ids.unshift(res.body.data.id);
+    }
+    const before = await h.running.services.credits.balance(o.org);
+    const over = await post({ resource: 'companies', max_rows: 10, ...FILTERS }, o.secret);
+    assertError(over, 429, 'RATE_LIMITED', { field: 'exports', issue: 'rate_limited' });
+    assert.ok(Number(over.headers.get('retry-after')) > 0);
+    assert.is(await h.running.services.credits.balance(o.org), before);
+    const seen: string[] = [];
+    for (let page = 0; page < 3; page++) {
+      const res = await h.call('GET', `/v1/exports?page=${page}&page_size=2`, { secret: o.secret });
+      assert.is(res.status, 200);
+      assert.is(res.body.meta.total_count, 3);
+      assert.is(res.body.meta.has_more, page === 0);
+      seen.push(...res.body.data.map((j: { id: string }) => j.id));
+    }
+    assert.equal(seen, ids);
+    assertError(await h.call('GET', '/v1/exports?page_size=0', { secret: o.secret }), 400, 'VALIDATION_ERROR', { field: 'page_size', issue: 'out_of_range' });
+  } finally {
+    h2.running.services.jobs.resume();
+  }
+  for (const id of ids) assert.is((await finished(id, o.secret)).status, 'completed');
 });
 
 t.run();
