@@ -63,6 +63,18 @@ export interface Config {
   readonly jobLockMs: number;
   /** Attempts of a job that fails (an error, not a dead worker) before it is failed for good. */
   readonly jobAttempts: number;
+  /** Credits (milli) a writing job reserves on acceptance, per channel. */
+  readonly writingReserveMilli: { email: number; linkedin: number };
+  /** Days a writing job (and its idempotency key) is kept. */
+  readonly writingRetentionDays: number;
+  /** A writing job not finished within this many ms fails (its reservation released). */
+  readonly writingTimeoutMs: number;
+  /** OpenAI-compatible chat-completions endpoint (base URL, e.g. https://api.openai.com/v1) and model; unset: the deterministic writer. */
+  readonly writerUrl: string | null;
+  readonly writerModel: string | null;
+  /** Bearer key of the model endpoint (never logged). */
+  readonly writerKey: string | null;
+  readonly writerTimeoutMs: number;
 }
 
 const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
@@ -105,6 +117,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} "${raw}" must be a whole number of 0 or more`);
     return n;
   };
+  /** A credit amount (up to 3 decimals) as integer milli-credits. */
+  const credits = (name: string, fallback: number): number => {
+    const raw = env[name];
+    const n = raw === undefined || raw === '' ? fallback : Number(raw);
+    const milli = Math.round(n * 1000);
+    if (!Number.isFinite(n) || n < 0 || Math.abs(milli - n * 1000) > 1e-6) throw new ConfigError(`${name} "${raw}" must be a number of credits of 0 or more, with at most 3 decimals`);
+    return milli;
+  };
   const flag = (name: string, fallback: boolean): boolean => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
@@ -141,5 +161,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
     jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),
     jobAttempts: positive('BINTEL_JOB_ATTEMPTS', 3),
+    writingReserveMilli: { email: credits('BINTEL_WRITING_CREDITS_EMAIL', 5), linkedin: credits('BINTEL_WRITING_CREDITS_LINKEDIN', 3) },
+    writingRetentionDays: positive('BINTEL_WRITING_RETENTION_DAYS', 30),
+    writingTimeoutMs: positive('BINTEL_WRITING_TIMEOUT_MS', 60_000),
+    writerUrl: env.BINTEL_WRITER_URL || null,
+    writerModel: env.BINTEL_WRITER_MODEL || null,
+    writerKey: env.BINTEL_WRITER_KEY || null,
+    writerTimeoutMs: positive('BINTEL_WRITER_TIMEOUT_MS', 30_000),
   });
 }

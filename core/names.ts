@@ -57,6 +57,20 @@ export interface RedisKeys {
   exportJobs(org: string): string;
   exportIdem(org: string, idemKey: string): string;
   exportSettled(org: string, id: string): string;
+  /** A writing job (JSON) of an organization; its settlement flag; an Idempotency-Key's job id (per user). */
+  writingJob(org: string, id: string): string;
+  writingSettled(org: string, id: string): string;
+  writingIdem(org: string, user: string, idemKey: string): string;
+  /** A user's writing jobs by creation time: all of them (`all`), or one `status:<s>` or `channel:<c>`. */
+  writingJobs(org: string, user: string, subset: string): string;
+  /** Writing usage of an organization on a day (hash: `<channel>|<operation>|<measure>` → count or milli-credits). */
+  writingUsage(org: string, day: string): string;
+  /** Model usage of an organization on a day (hash: `<provider>|<model>|<measure>` → count). */
+  aiCosts(org: string, day: string): string;
+  /** Pub/sub channel announcing a writing job's new event (message: the job id). */
+  writingEvents(): string;
+  /** Account details of a user (hash: full_name, email, signature, title, company_name), for default senders. */
+  userProfile(scope: string): string;
   /**
    * Prefix of the job queues (BullMQ): every key of a queue shares the `{jobs}` hash tag, so the
    * queue's scripts run on one Redis Cluster slot.
@@ -105,6 +119,14 @@ export function redisKeys(ns: string): RedisKeys {
     exportIdem: (o: string, k: string) => `${org(o)}:export-idem:${k}`,
     exportSettled: (o: string, id: string) => `${org(o)}:export-settled:${id}`,
     queuePrefix: () => `${p}{jobs}`,
+    writingJob: (o: string, id: string) => `${org(o)}:wjob:${id}`,
+    writingSettled: (o: string, id: string) => `${org(o)}:wjob-settled:${id}`,
+    writingIdem: (o: string, u: string, k: string) => `${org(o)}:wjob-idem:${Buffer.from(u).toString('base64url')}:${k}`,
+    writingJobs: (o: string, u: string, subset: string) => `${org(o)}:wjobs:${Buffer.from(u).toString('base64url')}:${subset}`,
+    writingUsage: (o: string, day: string) => `${org(o)}:wusage:${day}`,
+    aiCosts: (o: string, day: string) => `${org(o)}:aicost:${day}`,
+    writingEvents: () => `${p}writing-events`,
+    userProfile: (s: string) => `${user(s)}:profile`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
     tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,
     tagEntities: (s: string, t: string, tag: string) => `${user(s)}:ents:${t}:${tag}`,

@@ -15,6 +15,7 @@ import { CursorCodec } from './read/cursor.ts';
 import { CrmService } from './services/crm.ts';
 import { sandboxNamespace } from '../core/names.ts';
 import { JobQueues } from './jobs/queue.ts';
+import { JobWaiter } from './writing/waiter.ts';
 
 export interface Services {
   config: Config;
@@ -34,6 +35,8 @@ export interface Services {
   cursors: CursorCodec;
   /** Background job queues and this process's workers (jobs/queue.ts). */
   jobs: JobQueues;
+  /** Long polls of writing jobs: one Redis subscriber per process (writing/waiter.ts). */
+  writingWaiter: JobWaiter;
   /** Elasticsearch namespace a key reads: the sandbox for test keys. */
   dataNamespace: (keyType: 'live' | 'test') => string;
   close: () => Promise<void>;
@@ -61,12 +64,15 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     jobs: undefined as unknown as JobQueues,
+    writingWaiter: undefined as unknown as JobWaiter,
     close: async () => {
       await services.jobs.close();
+      services.writingWaiter.close();
       redis.disconnect();
       await Promise.all([es.close(), esSearch.close()]);
     },
   };
   services.jobs = new JobQueues(services);
+  services.writingWaiter = new JobWaiter(services);
   return services;
 }

@@ -8,6 +8,7 @@ import type { Config } from '../core/config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
 import { cleanupExports, exportJobKind } from './read/async-export.ts';
+import { writingJobKind } from './writing/jobs.ts';
 import type { ErrorCode, IssueCode } from './errors.ts';
 
 export interface Running {
@@ -56,7 +57,7 @@ export async function serve(config: Config, opts: { port?: number; host?: string
 }
 
 /** The kinds of background job this service runs. */
-export const JOB_KINDS = [exportJobKind] as const;
+export const JOB_KINDS = [exportJobKind, writingJobKind] as const;
 
 /**
  * Starts this process's workers and the hourly cleanup of expired export files (never a file

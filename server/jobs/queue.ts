@@ -14,7 +14,7 @@
  * (CreditService.settleOnce): `run` settles on success and on its last failed attempt, `failed`
  * (called when BullMQ fails a job for good, a lapsed lease included) settles what is left.
  */
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Services } from '../context.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
 
@@ -33,6 +33,9 @@ export interface JobKind<P> {
   /** The job failed for good (`reason`): release what it holds. May be called after `run` settled; must be idempotent. */
   failed(services: Services, payload: P, reason: string): Promise<void>;
 }
+
+/** A failure that another run would repeat (bad input, a forced failure, a model's refusal): no retry. */
+export class TerminalJobError extends Error {}
 
 /** Finished jobs are kept this long in the queue (our own job records carry the user-facing state). */
 const KEEP_FINISHED_S = 24 * 3600;
@@ -85,7 +88,11 @@ export class JobQueues {
         async (job: Job) => {
           // attemptsMade counts failed runs; attemptsStarted also counts runs whose worker died.
           const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-          await kind.run(this.services, job.data, { number: Math.max(job.attemptsStarted, job.attemptsMade + 1), final });
+          try {
+            await kind.run(this.services, job.data, { number: Math.max(job.attemptsStarted, job.attemptsMade + 1), final });
+          } catch (err) {
+            throw err instanceof TerminalJobError ? new UnrecoverableError(err.message) : err;
+          }
         },
         {
           connection,

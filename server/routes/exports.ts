@@ -17,7 +17,7 @@ import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { chargeRows } from '../read/charge.ts';
 import { exportParams, parseExportRequest, planExport } from '../read/export.ts';
 import { activeJobs, exportFileName, exportJobKind, jobView, listJobs, loadJob, saveJob, type ExportJob } from '../read/async-export.ts';
-import { pageParams, throwProblems, type RawQuery } from '../read/request.ts';
+import { pageParams, readQuery, throwProblems, type RawQuery } from '../read/request.ts';
 import { bodyOf } from '../validate.ts';
 
 const ID_RE = /^exp_[0-9a-f]{32}$/;
@@ -123,8 +123,7 @@ export function exportJobRoutes(services: Services): Router {
 
   r.get('/v1/exports', async (ctx: Context) => {
     const problems: ErrorDetail[] = [];
-    for (const k of Object.keys(ctx.query)) if (k !== 'page' && k !== 'page_size') problems.push({ field: k, issue: 'unknown_field' });
-    const { page, pageSize } = pageParams(ctx.query, problems);
+    const { page, pageSize } = pageParams(readQuery(ctx, ['page', 'page_size']), problems);
     throwProblems(problems);
     const { jobs, total } = await listJobs(services, authOf(ctx).key.org, { from: page * pageSize, size: pageSize });
     ctx.body = { ok: true, data: jobs.map(jobView), meta: { credits_charged: 0, total_count: total, page, page_size: pageSize, returned: jobs.length, has_more: page * pageSize + jobs.length < total } };

@@ -66,8 +66,10 @@ return balance
 /**
  * Settles a reservation once: KEYS[4] is the settlement flag of the reservation (SET NX with a
  * TTL, value ARGV[3]); the first call gives back ARGV[1] milli-credits and ARGV[2] rows as
- * REFUND does and returns {1, ARGV[3]}; every later call changes nothing and returns {0, the
- * first call's value}. Flag and refund in one script: a crash cannot leave one without the other.
+ * REFUND does, adds the (field, increment) pairs of ARGV[5..] to the hash KEYS[5] (usage
+ * statistics; expiring after ARGV[4] seconds too) and returns {1, ARGV[3]}; every later call
+ * changes nothing and returns {0, the first call's value}. Flag, refund and statistics in one
+ * script: a crash cannot leave one without the others.
  */
 const SETTLE = `
 if not redis.call('SET', KEYS[4], ARGV[3], 'NX', 'EX', tonumber(ARGV[4])) then
@@ -79,6 +81,10 @@ if milli > 0 then
   redis.call('HINCRBY', KEYS[2], 'credits_milli', -milli)
   redis.call('HINCRBY', KEYS[2], 'rows', -tonumber(ARGV[2]))
   if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
+end
+if #ARGV > 4 then
+  for i = 5, #ARGV, 2 do redis.call('HINCRBY', KEYS[5], ARGV[i], tonumber(ARGV[i + 1])) end
+  redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
 end
 return {1, ARGV[3]}
 `;
@@ -115,7 +121,7 @@ export class CreditService {
     this.redis.defineCommand('bintelDebit', { numberOfKeys: 4, lua: DEBIT });
     this.redis.defineCommand('bintelCrawlDebit', { numberOfKeys: 5, lua: CRAWL_THEN_DEBIT });
     this.redis.defineCommand('bintelRefund', { numberOfKeys: 3, lua: REFUND });
-    this.redis.defineCommand('bintelSettle', { numberOfKeys: 4, lua: SETTLE });
+    this.redis.defineCommand('bintelSettle', { numberOfKeys: 5, lua: SETTLE });
   }
 
   /**
@@ -123,10 +129,12 @@ export class CreditService {
    * and `rows` of the key's debit on `day` and records `outcome`; a repeat (a retried or resumed
    * job) gives back nothing. Returns whether this call settled, and the recorded outcome.
    */
-  async settleOnce(req: { org: string; keyId: string; milli: number; rows: number; day: string; flag: string; outcome: string; ttlS: number }): Promise<{ settled: boolean; outcome: string }> {
+  async settleOnce(req: { org: string; keyId: string; milli: number; rows: number; day: string; flag: string; outcome: string; ttlS: number; stats?: { key: string; incr: Record<string, number> } }): Promise<{ settled: boolean; outcome: string }> {
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<[number, string]>>).bintelSettle;
-    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), req.flag];
-    const [settled, outcome] = await run.call(this.redis, ...keys, req.milli, req.rows, req.outcome, req.ttlS);
+    // Without statistics the script is handed the flag again as KEYS[5] (same slot), untouched.
+    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), req.flag, req.stats?.key ?? req.flag];
+    const pairs = Object.entries(req.stats?.incr ?? {}).flat();
+    const [settled, outcome] = await run.call(this.redis, ...keys, req.milli, req.rows, req.outcome, req.ttlS, ...pairs);
     return { settled: settled === 1, outcome: String(outcome) };
   }
 

