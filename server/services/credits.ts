@@ -57,8 +57,8 @@ ${DEBIT}`;
  */
 const REFUND = `
 local balance = redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))
-redis.call('HINCRBY', KEYS[2], 'credits_milli', -tonumber(ARGV[1]))
-redis.call('HINCRBY', KEYS[2], 'rows', -tonumber(ARGV[2]))
+redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - tonumber(ARGV[1]))
+redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
 return balance
 `;
@@ -78,8 +78,8 @@ end
 local milli = tonumber(ARGV[1])
 if milli > 0 then
   redis.call('INCRBY', KEYS[1], milli)
-  redis.call('HINCRBY', KEYS[2], 'credits_milli', -milli)
-  redis.call('HINCRBY', KEYS[2], 'rows', -tonumber(ARGV[2]))
+  redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - milli)
+  redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
   if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
 end
 if #ARGV > 4 then
