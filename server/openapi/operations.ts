@@ -18,6 +18,9 @@ import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, sideParams } from '../read/
 import { pathParameter, queryParameters, schemaParameters, type Parameter, type Schema } from './params.ts';
 import { AUTOCOMPLETE_ITEM, ref, rowName } from './schemas.ts';
 import { AUTOCOMPLETE_LIMIT, autocompleteParams } from '../read/autocomplete.ts';
+import { START_JOB_SCHEMA } from '../writing/job-request.ts';
+import { WAIT_MS_MAX } from '../routes/writing-jobs.ts';
+import { USAGE_MAX_DAYS } from '../routes/usage.ts';
 
 /** Who may call: nobody needs a key, any key, any live key, or a key holding a scope. */
 export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | { kind: 'scope'; scope: string };
@@ -151,6 +154,64 @@ function exportJobOperations(): Operation[] {
   ];
 }
 
+/** Writing jobs (server/routes/writing-jobs.ts) and usage reports (server/routes/usage.ts). */
+function writingJobOperations(): Operation[] {
+  const str: Schema = { type: 'string' };
+  const nullable = (t: Schema): Schema => ({ oneOf: [t, { type: 'null' }] });
+  const event: Schema = { type: 'object', required: ['progress', 'label', 'ts'], properties: { progress: { type: 'integer', minimum: 0, maximum: 100 }, label: str, ts: { type: 'integer', description: 'Unix milliseconds.' } } };
+  const output: Schema = {
+    oneOf: [
+      { type: 'object', required: ['channel', 'subject', 'body', 'body_html', 'resolved_context'], properties: { channel: { const: 'email' }, subject: str, body: { type: 'string', description: 'Plain text, LF line ends.' }, body_html: str, resolved_context: obj, ai_costs: obj } },
+      { type: 'object', required: ['channel', 'linkedin_type', 'content', 'resolved_context'], properties: { channel: { const: 'linkedin' }, linkedin_type: { type: 'string', enum: ['message', 'connection_request'] }, content: { type: 'string', description: 'At most 300 characters for a connection request.' }, resolved_context: obj, ai_costs: obj } },
+      { type: 'null' },
+    ],
+  };
+  const job: Schema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^wj_[0-9a-f]{32}$' },
+      kind: nullable({ type: 'string', enum: ['email', 'linkedin_message', 'linkedin_connection_request'] }),
+      status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] },
+      progress: { type: 'integer', minimum: 0, maximum: 100 },
+      label: str,
+      events: array(event),
+      eventCount: { type: 'integer', minimum: 0 },
+      done: { type: 'boolean' },
+      success: nullable({ type: 'boolean' }),
+      jobSuccess: nullable({ type: 'boolean' }),
+      error: { oneOf: [str, obj, { type: 'null' }] },
+      created_at: nullable({ type: 'string', format: 'date-time' }),
+      updated_at: nullable({ type: 'string', format: 'date-time' }),
+      channel: { type: 'string', enum: ['email', 'linkedin'] },
+      linkedin_type: nullable({ type: 'string', enum: ['message', 'connection_request'] }),
+      output,
+      resolved_context: nullable(obj),
+      billing: { type: 'object', properties: { credits_reserved: { type: 'number' }, credits_charged: { type: 'number' }, credits_released: { type: 'number' }, credits_refunded: { const: 0, description: 'Always 0 (deprecated).' } } },
+    },
+  };
+  const dryRun: Schema = { type: 'object', properties: { dry_run: { const: true }, job_created: { const: false }, prose_generated: { const: false }, estimated_credits: { type: 'number' }, resolved_context: obj } };
+  const period = schemaParameters({ properties: { from: { type: 'string', format: 'date' }, to: { type: 'string', format: 'date' } } }, { from: `First UTC day (default: 29 days before \`to\`); at most ${USAGE_MAX_DAYS} days in all.`, to: 'Last UTC day (default: today).' });
+  const example = { source_mode: 'inline', channel: 'email', identity: { companyName: 'Northwind Benefits', valueProps: [{ id: 'vp1', feature: 'Cut renewal costs by benchmarking every carrier quote' }], brandVoice: { avoid: ['synergy', 'em dash'] } }, target: { full_name: 'Dana Whitfield', title: 'VP People', company_name: 'Contoso Ltd' }, sender: { full_name: 'Sam Reyes', title: 'Partner' } };
+  const paging = { page: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 }, page_size: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT } };
+  return [
+    {
+      method: 'post', path: '/v1/writing-jobs', tag: 'writing', summary: 'Start a writing job (email or LinkedIn)', access: scope('writing:generate'),
+      description: 'Live keys. Reserves 5 (email) or 3 (LinkedIn) credits by default; charged on completion only, released on failure. Idempotency-Key: a repeat returns the original job (200, meta.idempotency_reused). dry_run=true answers 200 with the resolved context and the estimate, creating nothing. include_ai_costs and force_failure: internal tokens only.',
+      body: { schema: START_JOB_SCHEMA, example }, success: { data: { oneOf: [job, dryRun] }, created: true }, errors: [...BODY, 402, 409],
+    },
+    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: schemaParameters({ properties: { status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, channel: { type: 'string', enum: ['email', 'linkedin'] }, ...paging } }, { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.', page: 'Zero-based page.', page_size: 'Jobs per page.' }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
+    {
+      method: 'get', path: '/v1/writing-jobs/{job_id}', tag: 'writing', summary: 'A writing job, with a bounded long poll', access: scope('writing:read'),
+      description: 'With wait_ms, answers as soon as the job has an event beyond last_event_count (or beyond its count when the request came), when it is done, or when wait_ms pass.',
+      parameters: [pathParameter('job_id', 'The job id (wj_…).', { type: 'string', pattern: '^wj_[0-9a-f]{32}$' }), ...schemaParameters({ properties: { wait_ms: { type: 'integer', minimum: 0, maximum: WAIT_MS_MAX, default: 0 }, last_event_count: { type: 'integer', minimum: 0 } } }, { wait_ms: 'Longest wait, ms.', last_event_count: 'The eventCount the caller has seen.' })],
+      success: { data: job }, errors: [400, 404],
+    },
+    { method: 'get', path: '/v1/usage/writing', tag: 'usage', summary: 'Writing jobs and credits by day, channel and operation', access: scope('usage:read'), parameters: period, success: { data: array({ type: 'object', properties: { day: { type: 'string', format: 'date' }, channel: str, operation: str, accepted: { type: 'integer' }, completed: { type: 'integer' }, failed: { type: 'integer' }, credits_reserved: { type: 'number' }, credits_charged: { type: 'number' }, credits_released: { type: 'number' } } }) }, errors: [400] },
+    { method: 'get', path: '/v1/usage/ai-costs', tag: 'usage', summary: 'Model tokens by day, provider and model (internal tokens only)', access: { kind: 'live' }, parameters: period, success: { data: array(obj) }, errors: [400] },
+  ];
+}
+
 /** Tags (server/routes/tags.ts). */
 function tagOperations(): Operation[] {
   const read = scope('tags:read');
@@ -170,5 +231,5 @@ function tagOperations(): Operation[] {
 
 /** Every operation the server registers, in document order. */
 export function operations(): Operation[] {
-  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...tagOperations()];
+  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...tagOperations(), ...writingJobOperations()];
 }
