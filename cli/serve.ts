@@ -8,6 +8,7 @@ import { serve, startWorkers } from '../server/serve.ts';
 import { createServices } from '../server/context.ts';
 import { toCredits, toMilli } from '../server/pricing.ts';
 import { ALL_SCOPES } from '../server/scopes.ts';
+import { setProfile } from '../server/writing/refs.ts';
 
 /** Runs `fn` with connected services, closing them after. */
 export async function withServices<T>(fn: (s: ReturnType<typeof createServices>) => Promise<T>): Promise<T> {
@@ -70,7 +71,7 @@ export async function workerForeground(concurrency?: number): Promise<void> {
 export function registerServerCommands(program: Command): void {
   program
     .command('worker')
-    .description('run background jobs (async exports) apart from the API; pair with BINTEL_WORKER_IN_PROCESS=0 on servers')
+    .description('run background jobs (async exports, writing jobs) apart from the API; pair with BINTEL_WORKER_IN_PROCESS=0 on servers')
     .option('--concurrency <n>', 'jobs at once (default $BINTEL_JOB_CONCURRENCY or 2)', (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number');
@@ -84,6 +85,34 @@ export function registerServerCommands(program: Command): void {
     .option('--port <n>', 'port (default $PORT or 3000)', (v) => Number(v))
     .option('--host <host>', 'interface to bind (default $BINTEL_HOST or 127.0.0.1)')
     .action((o: { port?: number; host: string }) => serveForeground(o.port, o.host));
+
+  const users = program.command('users').description("a user's account details (the default sender of writing jobs)");
+  users
+    .command('set')
+    .description('set account details of a user (omitted options are kept; an empty value clears one)')
+    .requiredOption('--org <org>', 'organization')
+    .requiredOption('--user <user>', 'user (as on their keys)')
+    .option('--full-name <name>', 'full name')
+    .option('--email <email>', 'email address')
+    .option('--signature <text>', 'email signature (use \\n for line breaks)')
+    .option('--title <title>', 'job title')
+    .option('--company <name>', 'company name')
+    .option('--json', 'JSON output')
+    .action(async (o: { org: string; user: string; fullName?: string; email?: string; signature?: string; title?: string; company?: string; json?: boolean }) => {
+      const fields = { full_name: o.fullName, email: o.email, signature: o.signature?.replace(/\\n/g, '\n'), title: o.title, company_name: o.company };
+      const profile = await withServices((s) => setProfile(s, { org: o.org, user: o.user }, fields));
+      print(!!o.json, profile, Object.entries(profile).map(([k, v]) => `${k}: ${v}`).join('\n') || '(no details)');
+    });
+  users
+    .command('show')
+    .description("a user's account details")
+    .requiredOption('--org <org>', 'organization')
+    .requiredOption('--user <user>', 'user')
+    .option('--json', 'JSON output')
+    .action(async (o: { org: string; user: string; json?: boolean }) => {
+      const profile = await withServices((s) => setProfile(s, { org: o.org, user: o.user }, {}));
+      print(!!o.json, profile, Object.entries(profile).map(([k, v]) => `${k}: ${v}`).join('\n') || '(no details)');
+    });
 
   const keys = program.command('keys').description('issue and manage API keys');
   keys

@@ -11,6 +11,19 @@ import type { WritingRefs } from './resolve.ts';
 /** The global temperature when a user has set no override. */
 export const GLOBAL_TEMPERATURE = 0.7;
 
+export type Profile = Partial<Record<'full_name' | 'email' | 'signature' | 'title' | 'company_name', string>>;
+
+/** Sets a user's account details (undefined: kept; empty: removed) and returns them all. */
+export async function setProfile(services: Services, who: { org: string; user: string }, fields: Record<keyof Profile, string | undefined> | Record<string, never>): Promise<Profile> {
+  const key = services.rk.userProfile(scopeOf(who));
+  const entries = Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined);
+  const set = entries.filter(([, v]) => v !== '');
+  const cleared = entries.filter(([, v]) => v === '').map(([k]) => k);
+  if (set.length) await services.redis.hset(key, Object.fromEntries(set));
+  if (cleared.length) await services.redis.hdel(key, ...cleared);
+  return (await services.redis.hgetall(key)) as Profile;
+}
+
 export function refsFor(services: Services, key: KeyRecord): WritingRefs {
   return {
     identity: async () => null,

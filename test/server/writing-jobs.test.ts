@@ -8,6 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EM_DASH } from '../../server/writing/constraints.ts';
+import { setProfile } from '../../server/writing/refs.ts';
 import { assertError, startHarness, withOrg, type Harness } from './harness.ts';
 
 const t = suite('writing jobs');
@@ -197,6 +198,24 @@ t('every body rule is a 400 naming the field, before anything is reserved', asyn
     assertError(await get(o.secret, `/v1/writing-jobs/${id}?${q}`), 400, 'VALIDATION_ERROR', { field, issue });
   }
   await done(o.secret, id);
+});
+
+t('sender defaults: the saved signature, then the full name, then the local part of the email; an explicit sender is never replaced', async () => {
+  const o = await withOrg(h, { milli: 100_000 });
+  const s = h.running.services;
+  const who = { org: o.org, user: 'u1' };
+  const { sender: _s, ...noSender } = EMAIL;
+  const senderOf = async (body: unknown) => (await post(o.secret, { ...(body as object), dry_run: true })).body.data.resolved_context.sender;
+  await setProfile(s, who, { email: 'sam.reyes@northwind.example' });
+  assert.equal(await senderOf(noSender), { full_name: 'sam.reyes', title: null, company_name: 'Northwind Benefits', signature: null, source: 'account_default' });
+  await setProfile(s, who, { full_name: 'Sam Reyes' });
+  assert.is((await senderOf(noSender)).full_name, 'Sam Reyes');
+  await setProfile(s, who, { signature: 'Sam Reyes\nPartner, Northwind Benefits' });
+  assert.equal(await senderOf(noSender), { full_name: 'Sam Reyes', title: null, company_name: 'Northwind Benefits', signature: 'Sam Reyes\nPartner, Northwind Benefits', source: 'account_default' });
+  assert.equal(await senderOf({ ...noSender, sender: { name: 'Alex Kim', company: 'Kim & Co' } }), { full_name: 'Alex Kim', title: null, company_name: 'Kim & Co', signature: null, source: 'explicit' });
+  const res = await post(o.secret, noSender);
+  const job = await done(o.secret, res.body.data.id);
+  assert.ok(job.output.body.endsWith('Sam Reyes\nPartner, Northwind Benefits'), job.output.body);
 });
 
 t('dry run: the resolved context and the estimate, no job, nothing reserved', async () => {
