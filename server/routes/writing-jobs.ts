@@ -21,7 +21,7 @@ import { toCredits } from '../pricing.ts';
 import { parseStartJob } from '../writing/job-request.ts';
 import { resolveContext } from '../writing/resolve.ts';
 import { refsFor } from '../writing/refs.ts';
-import { indexNewJob, jobView, loadWritingJob, newWritingJob, saveWritingJob, writingJobKind, type WritingJobRecord } from '../writing/jobs.ts';
+import { createWritingJob, jobView, loadWritingJob, newWritingJob, writingJobKind, type WritingJobRecord } from '../writing/jobs.ts';
 
 /** Longest long poll. */
 export const WAIT_MS_MAX = 5_000;
@@ -94,8 +94,7 @@ export function writingJobRoutes(services: Services): Router {
     }
     const job = newWritingJob({ id, org: key.org, user: key.user, keyId: key.id, reservedMilli: reserve, context, includeAiCosts: req.include_ai_costs === true, forceFailure: req.force_failure === true });
     try {
-      await saveWritingJob(services, job, null);
-      await indexNewJob(services, job);
+      await createWritingJob(services, job);
       await services.jobs.add(writingJobKind, id, { id, org: key.org });
     } catch (err) {
       // Not enqueued: nothing will run it, so nothing stays reserved.

@@ -127,17 +127,20 @@ export function newWritingJob(input: { id: string; org: string; user: string; ke
   return r;
 }
 
-/** Index entries and usage of a job just accepted (the record is saved by saveWritingJob). */
-export async function indexNewJob(services: Services, r: WritingJobRecord): Promise<void> {
+/** Saves a job just accepted with its index entries and usage, in one round trip (nobody waits on it yet: no publish). */
+export async function createWritingJob(services: Services, r: WritingJobRecord): Promise<void> {
   const { rk } = services;
   const { org, user, day, reservedMilli } = r.internal;
   const created = Date.parse(r.created_at!);
-  const cutoff = Date.now() - retentionS(services) * 1000;
+  const ttl = retentionS(services);
+  const cutoff = Date.now() - ttl * 1000;
   const m = services.redis.multi();
-  for (const subset of ['all', `channel:${r.channel}`]) {
-    m.zadd(rk.writingJobs(org, user, subset), created, r.id);
-    m.zremrangebyscore(rk.writingJobs(org, user, subset), '-inf', cutoff);
-    m.expire(rk.writingJobs(org, user, subset), retentionS(services));
+  m.set(rk.writingJob(org, r.id), JSON.stringify(r), 'EX', ttl);
+  for (const subset of ['all', `channel:${r.channel}`, `status:${r.status}`]) {
+    const key = rk.writingJobs(org, user, subset);
+    m.zadd(key, created, r.id);
+    m.zremrangebyscore(key, '-inf', cutoff);
+    m.expire(key, ttl);
   }
   const prefix = `${r.channel}|generate`;
   m.hincrby(rk.writingUsage(org, day), `${prefix}|accepted`, 1);

@@ -14,7 +14,7 @@ export const GLOBAL_TEMPERATURE = 0.7;
 export type Profile = Partial<Record<'full_name' | 'email' | 'signature' | 'title' | 'company_name', string>>;
 
 /** Sets a user's account details (undefined: kept; empty: removed) and returns them all. */
-export async function setProfile(services: Services, who: { org: string; user: string }, fields: Record<keyof Profile, string | undefined> | Record<string, never>): Promise<Profile> {
+export async function setProfile(services: Services, who: { org: string; user: string }, fields: { [K in keyof Profile]?: string | undefined }): Promise<Profile> {
   const key = services.rk.userProfile(scopeOf(who));
   const entries = Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined);
   const set = entries.filter(([, v]) => v !== '');
