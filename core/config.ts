@@ -65,6 +65,8 @@ export interface Config {
   readonly jobAttempts: number;
   /** Credits (milli) a writing job reserves on acceptance, per channel. */
   readonly writingReserveMilli: { email: number; linkedin: number };
+  /** The global writing temperature (a user's override replaces it for personal plays). */
+  readonly writingTemperature: number;
   /** Days a writing job (and its idempotency key) is kept. */
   readonly writingRetentionDays: number;
   /** A writing job not finished within this many ms fails (its reservation released). */
@@ -163,6 +165,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobAttempts: positive('BINTEL_JOB_ATTEMPTS', 3),
     writingReserveMilli: { email: credits('BINTEL_WRITING_CREDITS_EMAIL', 5), linkedin: credits('BINTEL_WRITING_CREDITS_LINKEDIN', 3) },
     writingRetentionDays: positive('BINTEL_WRITING_RETENTION_DAYS', 30),
+    writingTemperature: ((raw) => {
+      const n = raw === undefined || raw === '' ? 0.7 : Number(raw);
+      if (!Number.isFinite(n) || n < 0 || n > 2) throw new ConfigError(`BINTEL_WRITING_TEMPERATURE "${raw}" must be a number from 0 to 2`);
+      return n;
+    })(env.BINTEL_WRITING_TEMPERATURE),
     writingTimeoutMs: positive('BINTEL_WRITING_TIMEOUT_MS', 60_000),
     writerUrl: env.BINTEL_WRITER_URL || null,
     writerModel: env.BINTEL_WRITER_MODEL || null,

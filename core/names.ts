@@ -69,6 +69,11 @@ export interface RedisKeys {
   aiCosts(org: string, day: string): string;
   /** Pub/sub channel announcing a writing job's new event (message: the job id). */
   writingEvents(): string;
+  /** A saved writing record of an organization (JSON): kind identity, play, cta or subject; and the ids of the live ones by creation. */
+  writingRecord(org: string, kind: string, id: string): string;
+  writingRecords(org: string, kind: string): string;
+  /** A user's personal-play temperature override. */
+  writingTemperature(scope: string): string;
   /** Account details of a user (hash: full_name, email, signature, title, company_name), for default senders. */
   userProfile(scope: string): string;
   /**
@@ -127,6 +132,9 @@ export function redisKeys(ns: string): RedisKeys {
     aiCosts: (o: string, day: string) => `${org(o)}:aicost:${day}`,
     writingEvents: () => `${p}writing-events`,
     userProfile: (s: string) => `${user(s)}:profile`,
+    writingRecord: (o: string, kind: string, id: string) => `${org(o)}:wrec:${kind}:${id}`,
+    writingRecords: (o: string, kind: string) => `${org(o)}:wrecs:${kind}`,
+    writingTemperature: (s: string) => `${user(s)}:temperature`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
     tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,
     tagEntities: (s: string, t: string, tag: string) => `${user(s)}:ents:${t}:${tag}`,

@@ -3,6 +3,7 @@
  * authenticated routes → 404 in the envelope.
  */
 import { writingJobRoutes } from './routes/writing-jobs.ts';
+import { writingResourceRoutes } from './routes/writing-resources.ts';
 import { usageRoutes } from './routes/usage.ts';
 import Koa, { type Context, type Middleware } from 'koa';
 import { koaBody } from 'koa-body';
@@ -27,7 +28,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
 // Mount order decides path ownership (see below): the specific routes of a resource before its detail route.
-const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, writingJobRoutes, usageRoutes, lookupRoutes, autocompleteRoutes, exportRoutes, exportJobRoutes, readRoutes];
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, writingResourceRoutes, writingJobRoutes, usageRoutes, lookupRoutes, autocompleteRoutes, exportRoutes, exportJobRoutes, readRoutes];
 /** Route groups open to every caller, no key: health, the OpenAPI document and the docs page. */
 const PUBLIC: RouteFactory[] = [healthRoutes, docsRoutes];
 

@@ -16,6 +16,7 @@ import { CrmService } from './services/crm.ts';
 import { sandboxNamespace } from '../core/names.ts';
 import { JobQueues } from './jobs/queue.ts';
 import { JobWaiter } from './writing/waiter.ts';
+import { WritingStore } from './writing/store.ts';
 
 export interface Services {
   config: Config;
@@ -35,6 +36,8 @@ export interface Services {
   cursors: CursorCodec;
   /** Background job queues and this process's workers (jobs/queue.ts). */
   jobs: JobQueues;
+  /** Saved identities, plays, CTAs and subjects (writing/store.ts). */
+  writing: WritingStore;
   /** Long polls of writing jobs: one Redis subscriber per process (writing/waiter.ts). */
   writingWaiter: JobWaiter;
   /** Elasticsearch namespace a key reads: the sandbox for test keys. */
@@ -61,6 +64,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     tags: new TagService(redis, rk, es),
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
     cursors: new CursorCodec(redis, rk.cursorSecret()),
+    writing: new WritingStore(redis, rk),
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     jobs: undefined as unknown as JobQueues,

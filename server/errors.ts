@@ -19,7 +19,7 @@ export const ISSUE_CODES = [
   'conflicting_values', 'invalid_type', 'invalid_integer', 'invalid_number', 'invalid_boolean', 'invalid_value',
   'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range', 'too_short', 'too_long', 'too_few_items',
   'too_many_items', 'too_many_values', 'duplicate_items', 'operator_not_supported', 'year_not_available', 'filter_required',
-  'ambiguous', 'not_found',
+  'ambiguous', 'not_found', 'precondition_failed', 'precondition_required', 'not_supported',
   // Cursors
   'invalid_cursor', 'stale_cursor', 'conflicts_with_cursor', 'cursor_filter_mismatch',
   // Credentials (401)
@@ -58,9 +58,11 @@ export const CATALOGUE = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'Conflict' },
   GONE: { status: 410, message: 'Gone' },
+  PRECONDITION_FAILED: { status: 412, message: 'The If-Match precondition does not hold; nothing was applied' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   REQUEST_TOO_LARGE: { status: 431, message: 'Request line and headers too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json' },
+  PRECONDITION_REQUIRED: { status: 428, message: 'This write needs an If-Match header; nothing was applied' },
   RATE_LIMITED: { status: 429, message: 'Too many requests for this key' },
   DAILY_CAP_EXCEEDED: { status: 429, message: 'The daily row cap of this key is reached' },
   CRAWL_DETECTED: { status: 429, message: 'Sequential page walking of one filter combination was detected' },

@@ -7,9 +7,8 @@ import type { Services } from '../context.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { scopeOf } from '../services/tags.ts';
 import type { WritingRefs } from './resolve.ts';
-
-/** The global temperature when a user has set no override. */
-export const GLOBAL_TEMPERATURE = 0.7;
+import { publicRecord } from './store.ts';
+import { getTemperature } from './temperature.ts';
 
 export type Profile = Partial<Record<'full_name' | 'email' | 'signature' | 'title' | 'company_name', string>>;
 
@@ -26,11 +25,19 @@ export async function setProfile(services: Services, who: { org: string; user: s
 
 export function refsFor(services: Services, key: KeyRecord): WritingRefs {
   return {
-    identity: async () => null,
-    play: async () => null,
-    cta: async () => null,
-    subject: async () => null,
-    temperature: async () => ({ effective: GLOBAL_TEMPERATURE, source: 'global' }),
+    identity: async (id) => {
+      const rec = await services.writing.get(key.org, 'identity', id);
+      if (!rec) return null;
+      const { id: _i, created_at: _c, updated_at: _u, ...identity } = publicRecord(rec);
+      return identity;
+    },
+    play: (id) => services.writing.get(key.org, 'play', id) as ReturnType<WritingRefs['play']>,
+    cta: (id) => services.writing.get(key.org, 'cta', id) as ReturnType<WritingRefs['cta']>,
+    subject: (id) => services.writing.get(key.org, 'subject', id) as ReturnType<WritingRefs['subject']>,
+    temperature: async () => {
+      const t = await getTemperature(services, key);
+      return { effective: t.effective_temperature, source: t.temperature_source, global: t.global_temperature };
+    },
     profile: async () => {
       const p = await services.redis.hgetall(services.rk.userProfile(scopeOf(key)));
       return { full_name: p.full_name ?? null, email: p.email ?? (key.user.includes('@') ? key.user : null), signature: p.signature ?? null, title: p.title ?? null, company_name: p.company_name ?? null };

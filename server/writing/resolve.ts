@@ -19,6 +19,7 @@
 import { invalid, type ErrorDetail } from '../errors.ts';
 import type { CaseStudy, ContentAngle, ResolvedContext, ResolvedTarget, ValueProp } from './context.ts';
 import { ITEM_KINDS, type Selection, type StartJobRequest } from './job-request.ts';
+import { identityChoices, isPlaceholder } from './identity.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -28,7 +29,8 @@ export interface WritingRefs {
   play(id: string): Promise<{ id: string; name?: string | null; subject?: string | null; body?: string | null } | null>;
   cta(id: string): Promise<{ id: string; name?: string | null; body?: string | null } | null>;
   subject(id: string): Promise<{ id: string; name?: string | null; text?: string | null } | null>;
-  temperature(): Promise<{ effective: number; source: 'user' | 'global' }>;
+  /** The user's temperature: the effective one (override, else global) and the global one. */
+  temperature(): Promise<{ effective: number; source: 'user' | 'global'; global: number }>;
   /** The user's account details for the default sender. */
   profile(): Promise<{ full_name?: string | null; email?: string | null; signature?: string | null; company_name?: string | null; title?: string | null }>;
 }
@@ -41,33 +43,6 @@ export function mergeIdentity(base: Obj, over: Obj): Obj {
   for (const [k, v] of Object.entries(over)) out[k] = isObj(v) && isObj(out[k]) ? mergeIdentity(out[k] as Obj, v) : v;
   return out;
 }
-
-/** A placeholder an identity template left in: empty, `TBD`, `lorem ipsum`, `[...]`, `{{...}}`, `<...>`, `xxx`, `N/A`. */
-export const isPlaceholder = (s: unknown): boolean =>
-  typeof s !== 'string' || !s.trim() || /^(tbd|tba|todo|n\/?a|none|null|x+|\.\.\.|-+|lorem ipsum.*|placeholder.*|example.*)$/i.test(s.trim()) || /^\[.*\]$|^\{\{.*\}\}$|^<.*>$/.test(s.trim());
-
-/** The usable items of an identity list: objects with an id and the text member, first of each id. */
-function usable<T extends { id: string }>(list: unknown, text: keyof T & string): T[] {
-  if (!Array.isArray(list)) return [];
-  const seen = new Set<string>();
-  const out: T[] = [];
-  for (const item of list) {
-    if (!isObj(item) || typeof item.id !== 'string' || !item.id || isPlaceholder(item[text])) continue;
-    if (seen.has(item.id)) continue;
-    seen.add(item.id);
-    out.push(item as T);
-  }
-  return out;
-}
-
-export const usableValueProps = (identity: Obj): ValueProp[] => usable<ValueProp>(identity.valueProps, 'feature').map(({ id, feature }) => ({ id, feature }));
-export const usableCaseStudies = (identity: Obj): CaseStudy[] =>
-  usable<CaseStudy>(identity.caseStudies, 'result').map((c) => {
-    const customer = typeof c.customer === 'string' && !isPlaceholder(c.customer) ? c.customer : undefined;
-    const quote = customer && typeof c.quote === 'string' && !isPlaceholder(c.quote) ? c.quote : undefined;
-    return { id: c.id, result: c.result, ...(customer ? { customer } : {}), ...(quote ? { quote } : {}) };
-  });
-export const usableContentAngles = (identity: Obj): ContentAngle[] => usable<ContentAngle>(identity.contentAngles, 'headline').map(({ id, headline }) => ({ id, headline }));
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string' && !isPlaceholder(s)) : typeof v === 'string' && !isPlaceholder(v) ? [v] : []);
 
@@ -113,7 +88,7 @@ export async function resolveContext(req: StartJobRequest, refs: WritingRefs): P
   const w = req.writing ?? {};
   const bad = (field: string) => problems.push({ field, issue: 'invalid_reference', expected: 'an id of a record of your organization' });
 
-  const [saved, play, cta, subject, temperature, profile] = await Promise.all([
+  const [saved, play, cta, subject, temp, profile] = await Promise.all([
     req.identity_id && req.source_mode !== 'inline' ? refs.identity(req.identity_id) : null,
     w.play_source === 'personal' && w.personal_play_id ? refs.play(w.personal_play_id) : null,
     w.cta_id ? refs.cta(w.cta_id) : null,
@@ -121,14 +96,22 @@ export async function resolveContext(req: StartJobRequest, refs: WritingRefs): P
     refs.temperature(),
     req.sender ? null : refs.profile(),
   ]);
+  // The user's override applies to personal plays; template plays write at the global temperature.
+  const temperature = w.play_source === 'personal' ? { effective: temp.effective, source: temp.source } : { effective: temp.global, source: 'global' as const };
   if (req.identity_id && req.source_mode !== 'inline' && !saved) bad('identity_id');
   if (w.personal_play_id && !play) bad('writing.personal_play_id');
   if (w.cta_id && !cta) bad('writing.cta_id');
   if (w.subject_id && !subject) bad('writing.subject_id');
 
   const identity = mergeIdentity(saved ?? {}, req.source_mode === 'saved' ? {} : (req.identity ?? {}));
-  const [vps, css, cas] = [usableValueProps(identity), usableCaseStudies(identity), usableContentAngles(identity)];
-  const lists = { valueProps: vps, caseStudies: css, contentAngles: cas } as const;
+  // The same choices writing options shows: placeholders, incomplete rows and repeated ids left out.
+  const { choices } = identityChoices(identity);
+  const pick = <T>(list: unknown[], fields: (keyof T)[]): T[] => list.map((i) => Object.fromEntries(fields.filter((f) => (i as T)[f] !== undefined).map((f) => [f, (i as T)[f]])) as T);
+  const lists = {
+    valueProps: pick<ValueProp>(choices.value_propositions, ['id', 'feature']),
+    caseStudies: pick<CaseStudy>(choices.case_studies, ['id', 'result', 'customer', 'quote']),
+    contentAngles: pick<ContentAngle>(choices.content_angles, ['id', 'headline']),
+  } as const;
   const chosen = ITEM_KINDS.map((k) => choose<{ id: string }>(lists[k.list], w[k.id], w[k.selection], `writing.${w[k.selection] ? `${k.selection}.selected_ids` : k.id}`, problems));
   if (problems.length) throw invalid(problems);
 
@@ -158,7 +141,7 @@ export async function resolveContext(req: StartJobRequest, refs: WritingRefs): P
       versionName: text(identity.versionName),
       brandVoice: identity.brandVoice ?? null,
       icp: identity.icp ?? null,
-      painPoints: strings(identity.painPoints),
+      painPoints: choices.pain_points as string[],
       proofPoints: strings(identity.proofPoints),
     },
     value_props: chosen[0] as ValueProp[],

@@ -1,0 +1,2 @@
+/** A JSON object. */
+export type Obj = Record<string, unknown>;
