@@ -19,6 +19,9 @@ import { pathParameter, queryParameters, schemaParameters, type Parameter, type 
 import { AUTOCOMPLETE_ITEM, ref, rowName } from './schemas.ts';
 import { AUTOCOMPLETE_LIMIT, autocompleteParams } from '../read/autocomplete.ts';
 import { START_JOB_SCHEMA } from '../writing/job-request.ts';
+import { IDENTITY_SCHEMA } from '../writing/identity.ts';
+import { TEMPERATURE_BODY_SCHEMA } from '../writing/temperature.ts';
+import { PLAIN_KINDS, PLAYS_BULK_MAX, bulkSchema, createSchema, patchSchema } from '../routes/writing-resources.ts';
 import { WAIT_MS_MAX } from '../routes/writing-jobs.ts';
 import { USAGE_MAX_DAYS } from '../routes/usage.ts';
 
@@ -27,7 +30,7 @@ export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | {
 
 /** One operation of the document. */
 export interface Operation {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path template (`/v1/companies/{id}`). */
   path: string;
   /** The group it is shown under (a resource, account, api-keys, tags ...). */
@@ -154,6 +157,52 @@ function exportJobOperations(): Operation[] {
   ];
 }
 
+/** Saved writing resources (server/routes/writing-resources.ts): live keys, 0 credits. */
+function writingResourceOperations(): Operation[] {
+  const read = scope('writing:read');
+  const write = scope('writing:write');
+  const meta: Schema = { type: 'object', properties: { id: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } } };
+  const listing = schemaParameters(
+    { properties: { page: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 }, page_size: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT }, search: { type: 'string', minLength: 1, maxLength: 200 } } },
+    { page: 'Zero-based page.', page_size: 'Records per page.', search: 'Case- and accent-insensitive text in the record.' },
+  );
+  const deleted: Schema = { type: 'object', properties: { id: { type: 'string' }, deleted: { const: true } } };
+  const ops: Operation[] = [];
+  for (const k of PLAIN_KINDS) {
+    const record: Schema = { type: 'object', properties: { ...(meta.properties as Record<string, Schema>), ...(createSchema(k).properties as Record<string, Schema>) } };
+    const base = `/v1/${k.path}`;
+    const id = pathParameter('id', `The ${k.label} id.`);
+    const sample = Object.fromEntries(Object.keys(k.fields).filter((f) => k.required.includes(f)).map((f) => [f, f === 'name' ? `My ${k.label}` : `The ${f} of the ${k.label}`]));
+    const create: Schema = k.bulk ? { oneOf: [createSchema(k), bulkSchema(k)] } : createSchema(k);
+    ops.push(
+      { method: 'get', path: base, tag: 'writing', summary: `${k.label}s of the organization, newest first`, access: read, parameters: listing, success: { data: array(record), meta: ref('ListMeta') }, errors: [400] },
+      { method: 'post', path: base, tag: 'writing', summary: `Create a ${k.label}${k.bulk ? ` (or up to ${PLAYS_BULK_MAX} with \`${k.bulk}\`: an array, meta.bulk true, all or nothing)` : ''}`, access: write, body: { schema: create, example: sample }, success: { data: k.bulk ? { oneOf: [record, array(record)] } : record, created: true }, errors: BODY },
+      { method: 'get', path: `${base}/{id}`, tag: 'writing', summary: `One ${k.label}`, access: read, parameters: [id], success: { data: record }, errors: [404] },
+      { method: 'patch', path: `${base}/{id}`, tag: 'writing', summary: `Change a ${k.label} (the members sent)`, access: write, parameters: [id], body: { schema: patchSchema(k), example: { name: `Renamed ${k.label}` } }, success: { data: record }, errors: [...BODY, 404] },
+      { method: 'delete', path: `${base}/{id}`, tag: 'writing', summary: `Delete a ${k.label} (soft: gone from lists and jobs)`, access: write, parameters: [id], success: { data: deleted }, errors: [404] },
+    );
+  }
+  const identity: Schema = { type: 'object', properties: { ...(meta.properties as Record<string, Schema>), ...(IDENTITY_SCHEMA.properties as unknown as Record<string, Schema>) } };
+  const idn = pathParameter('id', 'The identity id (idn_…).');
+  const example = { companyName: 'Northwind Benefits', versionName: 'Q4', valueProps: [{ id: 'vp1', feature: 'Cut renewal costs by benchmarking every carrier quote' }], brandVoice: { avoid: ['synergy', 'em dash'] } };
+  const etag = 'Reads carry a strong ETag; a write that replaces an array (PUT, or a PATCH holding an array) needs If-Match: 428 without it, 412 when stale, nothing applied either way.';
+  const temperature: Schema = { type: 'object', properties: { global_temperature: { type: 'number' }, personal_play_temperature_override: { oneOf: [{ type: 'number' }, { type: 'null' }] }, effective_temperature: { type: 'number' }, temperature_source: { type: 'string', enum: ['user', 'global'] } } };
+  ops.push(
+    { method: 'get', path: '/v1/identities/schema', tag: 'writing', summary: 'The JSON Schema of a marketing identity', access: read, success: { data: obj } },
+    { method: 'get', path: '/v1/identities', tag: 'writing', summary: 'Identities of the organization (id, companyName, versionName)', access: read, parameters: listing, success: { data: array(meta), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'post', path: '/v1/identities', tag: 'writing', summary: 'Save a marketing identity', description: 'Answers with its ETag.', access: write, body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity, created: true }, errors: BODY },
+    { method: 'get', path: '/v1/identities/{id}', tag: 'writing', summary: 'One identity, with its ETag', description: 'If-None-Match with the current ETag: 304.', access: read, parameters: [idn], success: { data: identity }, errors: [404] },
+    { method: 'put', path: '/v1/identities/{id}', tag: 'writing', summary: 'Replace an identity (If-Match required)', description: etag, access: write, parameters: [idn], body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
+    { method: 'patch', path: '/v1/identities/{id}', tag: 'writing', summary: 'Change an identity (JSON merge patch)', description: `${etag} Objects merge, arrays replace, null removes.`, access: write, parameters: [idn], body: { schema: obj, example: { versionName: 'Q1' } }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
+    { method: 'delete', path: '/v1/identities/{id}', tag: 'writing', summary: 'Delete an identity (soft)', description: 'If-Match is checked when sent.', access: write, parameters: [idn], success: { data: deleted }, errors: [404, 412] },
+    { method: 'get', path: '/v1/writing/temperature', tag: 'writing', summary: "The caller's personal-play temperature", access: read, success: { data: temperature } },
+    { method: 'post', path: '/v1/writing/temperature', tag: 'writing', summary: 'Set (or, null, clear) the personal-play temperature', access: write, body: { schema: TEMPERATURE_BODY_SCHEMA, example: { temperature: 1.1 } }, success: { data: temperature }, errors: BODY },
+    { method: 'patch', path: '/v1/writing/temperature', tag: 'writing', summary: 'Same as POST', access: write, body: { schema: TEMPERATURE_BODY_SCHEMA, example: { temperature: null } }, success: { data: temperature }, errors: BODY },
+    { method: 'get', path: '/v1/writing/options', tag: 'writing', summary: 'Saved plays, CTAs, subjects, channels and modes, and identity-derived choices', description: 'Without identity_id the identity-derived lists are empty and warnings hold IDENTITY_ID_REQUIRED with the fields; placeholders, incomplete case studies, repeated ids and quotes without a customer are left out, each an ITEM_EXCLUDED warning.', access: read, parameters: schemaParameters({ properties: { identity_id: { type: 'string' } } }, { identity_id: 'A saved identity.' }), success: { data: obj }, errors: [400] },
+  );
+  return ops;
+}
+
 /** Writing jobs (server/routes/writing-jobs.ts) and usage reports (server/routes/usage.ts). */
 function writingJobOperations(): Operation[] {
   const str: Schema = { type: 'string' };
@@ -231,5 +280,5 @@ function tagOperations(): Operation[] {
 
 /** Every operation the server registers, in document order. */
 export function operations(): Operation[] {
-  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...tagOperations(), ...writingJobOperations()];
+  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...tagOperations(), ...writingResourceOperations(), ...writingJobOperations()];
 }
