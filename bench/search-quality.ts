@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     index,
     size: SAMPLES,
     _source: ['company_name'],
-    query: { function_score: { query: { match_all: {} }, random_score: { seed: Number(args.seed), field: '_seq_no' } } },
+    query: { function_score: { query: { match_all: {} }, functions: [{ random_score: { seed: Number(args.seed), field: '_seq_no' } }] } },
   });
   const rows = sample.hits.hits.map((h) => ({ id: String(h._id), name: h._source!.company_name }));
 
