@@ -7,6 +7,7 @@ import { ALL_SCOPES } from '../scopes.ts';
 import { operationKey, operations, type Access, type Operation } from './operations.ts';
 import type { Schema } from './params.ts';
 import { componentSchemas, envelopeOf, errorResponses } from './schemas.ts';
+import { exampleOf } from './examples.ts';
 
 /** The API version (spec, Versioning). */
 export const API_VERSION = '1.0.0-internal-phase-1';
@@ -33,19 +34,20 @@ function operationId(op: Operation): string {
   return op.method + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 }
 
-/** The success response of an operation, by media type. */
-function successResponses(op: Operation): Record<string, Schema> {
+/** The success response of an operation, by media type, with an example made from its schema. */
+function successResponses(op: Operation, refs: Record<string, Schema>): Record<string, Schema> {
   const { media, data, meta, created } = op.success;
   if (media === 'text/csv') return { '200': { description: 'CSV, one row per record (HEAD: the headers only).', content: { 'text/csv': { schema: { type: 'string' } } } } };
   if (media === 'text/html') return { '200': { description: 'The Swagger UI page.', content: { 'text/html': { schema: { type: 'string' } } } } };
   if (media === 'asset') return { '200': { description: 'The file (JavaScript, CSS or an image).', content: { '*/*': { schema: { type: 'string' } } } } };
   if (media === 'application/json') return { '200': { description: 'The OpenAPI 3.1 document (not in the envelope).', content: { 'application/json': { schema: { type: 'object' } } } } };
-  const body = { description: 'Success, in the envelope.', content: { 'application/json': { schema: envelopeOf(data ?? { type: 'object' }, meta) } } };
+  const schema = envelopeOf(data ?? { type: 'object' }, meta);
+  const body = { description: 'Success, in the envelope.', content: { 'application/json': { schema, example: exampleOf(schema, refs) } } };
   return created ? { '200': { ...body, description: 'Already so: the existing record.' }, '201': { ...body, description: 'Created.' } } : { '200': body };
 }
 
 /** One Operation Object. */
-function operationObject(op: Operation): Schema {
+function operationObject(op: Operation, refs: Record<string, Schema>): Schema {
   const errors = [...new Set([...(op.access.kind === 'public' ? [] : KEYED_ERRORS), ...(op.errors ?? [])])].sort((a, b) => a - b);
   return {
     operationId: operationId(op),
@@ -55,7 +57,7 @@ function operationObject(op: Operation): Schema {
     security: security(op.access),
     ...(op.parameters?.length ? { parameters: op.parameters } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body.schema, example: op.body.example } } } } : {}),
-    responses: { ...successResponses(op), ...Object.fromEntries(errors.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])) },
+    responses: { ...successResponses(op, refs), ...Object.fromEntries(errors.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])) },
   };
 }
 
@@ -78,10 +80,11 @@ export function openApiDocument(opts: DocumentOptions = {}): Schema {
   const ops = [...operations(), ...(opts.extra ?? [])];
   const paths: Record<string, Record<string, Schema>> = {};
   const seen = new Set<string>();
+  const schemas = componentSchemas();
   for (const op of ops) {
     if (seen.has(operationKey(op))) throw new Error(`OpenAPI: ${operationKey(op)} is in the table twice`);
     seen.add(operationKey(op));
-    (paths[op.path] ??= {})[op.method] = operationObject(op);
+    (paths[op.path] ??= {})[op.method] = operationObject(op, schemas);
   }
   const tagNames = [...new Set(ops.map((o) => o.tag))];
   const statuses = [...new Set(Object.values(paths).flatMap((p) => Object.values(p).flatMap((o) => Object.keys(o.responses as Schema))))].map(Number).filter((s) => s >= 400);
@@ -99,7 +102,7 @@ export function openApiDocument(opts: DocumentOptions = {}): Schema {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (bk_live_..., bk_test_...) as a Bearer token. Scopes: ${ALL_SCOPES.join(', ')}; each operation lists the one it needs.` },
       },
-      schemas: componentSchemas(),
+      schemas,
       responses: errorResponses(statuses),
     },
   };

@@ -218,6 +218,7 @@ function writingJobOperations(): Operation[] {
   const job: Schema = {
     type: 'object',
     additionalProperties: false,
+    required: ['id', 'status', 'events', 'eventCount', 'billing'],
     properties: {
       id: { type: 'string', pattern: '^wj_[0-9a-f]{32}$' },
       kind: nullable({ type: 'string', enum: ['email', 'linkedin_message', 'linkedin_connection_request'] }),
@@ -239,7 +240,7 @@ function writingJobOperations(): Operation[] {
       billing: { type: 'object', properties: { credits_reserved: { type: 'number' }, credits_charged: { type: 'number' }, credits_released: { type: 'number' }, credits_refunded: { const: 0, description: 'Always 0 (deprecated).' } } },
     },
   };
-  const dryRun: Schema = { type: 'object', properties: { dry_run: { const: true }, job_created: { const: false }, prose_generated: { const: false }, estimated_credits: { type: 'number' }, resolved_context: obj } };
+  const dryRun: Schema = { type: 'object', additionalProperties: false, required: ['dry_run', 'job_created', 'prose_generated', 'estimated_credits', 'resolved_context'], properties: { dry_run: { const: true }, job_created: { const: false }, prose_generated: { const: false }, estimated_credits: { type: 'number' }, resolved_context: obj } };
   const period = schemaParameters({ properties: { from: { type: 'string', format: 'date' }, to: { type: 'string', format: 'date' } } }, { from: `First UTC day (default: 29 days before \`to\`); at most ${USAGE_MAX_DAYS} days in all.`, to: 'Last UTC day (default: today).' });
   const example = { source_mode: 'inline', channel: 'email', identity: { companyName: 'Northwind Benefits', valueProps: [{ id: 'vp1', feature: 'Cut renewal costs by benchmarking every carrier quote' }], brandVoice: { avoid: ['synergy', 'em dash'] } }, target: { full_name: 'Dana Whitfield', title: 'VP People', company_name: 'Contoso Ltd' }, sender: { full_name: 'Sam Reyes', title: 'Partner' } };
   const paging = { page: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 }, page_size: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT } };

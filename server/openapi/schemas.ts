@@ -3,6 +3,7 @@
  * error response per status (codes from CATALOGUE, issue words from ISSUE_CODES), one row
  * schema per entity from its field definitions, and the account, key and tag records.
  */
+import { ERROR_DETAIL_EXAMPLES } from './examples.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
 import { CATALOGUE, ISSUE_CODES, type ErrorCode } from '../errors.ts';
@@ -74,7 +75,7 @@ function errorResponse(status: number): Schema {
   const codes = codesOf(status);
   const example = (code: ErrorCode) => ({
     ok: false,
-    error: { code, message: CATALOGUE[code].message, details: [], request_id: 'req_0123456789abcdef' },
+    error: { code, message: CATALOGUE[code].message, details: [ERROR_DETAIL_EXAMPLES[status] ?? { field: 'request', issue: 'invalid_value' }], request_id: 'req_0123456789abcdef' },
     meta: { credits_charged: 0 },
   });
   return {

@@ -1,7 +1,8 @@
 /**
  * The OpenAPI document: served without a key, version 1.0.0-internal-phase-1; every route the
  * routers register is in the document and the document names no route the server lacks; every
- * allowlisted query parameter is a parameter; it passes `redocly lint` (recommended rules).
+ * allowlisted query parameter is a parameter; it passes `redocly lint` (recommended rules);
+ * every example (request bodies, success and error responses) validates against its own schema.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,6 +17,8 @@ import { operationKey, operations } from '../../server/openapi/operations.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import { listParams } from '../../server/read/list-request.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 
 const t = suite('openapi');
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -124,6 +127,35 @@ t('redocly lint passes with no problem', () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+t('every example validates against its own schema (request bodies, success and error responses)', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addSchema(doc, 'doc');
+  const pointer = (parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+  let checked = 0;
+  const check = (where: string[], content: any) => {
+    const json = content?.['application/json'];
+    if (!json?.schema) return;
+    const validate = ajv.compile({ $ref: `doc#/${pointer([...where, 'content', 'application/json', 'schema'])}` });
+    const examples = [...(json.example !== undefined ? [json.example] : []), ...Object.values(json.examples ?? {}).map((e: any) => e.value)];
+    for (const ex of examples) {
+      checked++;
+      assert.ok(validate(ex), `${where.join(' ')}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(ex).slice(0, 400)}`);
+    }
+  };
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      if (op.requestBody) check(['paths', path, method, 'requestBody'], op.requestBody.content);
+      for (const [status, res] of Object.entries<any>(op.responses)) if (!res.$ref) check(['paths', path, method, 'responses', status], res.content);
+    }
+  }
+  for (const [name, res] of Object.entries<any>(doc.components.responses)) check(['components', 'responses', name], res.content);
+  // Every enveloped success has one (the document itself, /v1/openapi.json, is not enveloped).
+  const ops = Object.entries<any>(doc.paths).filter(([p]) => p !== '/v1/openapi.json').flatMap(([, i]) => Object.values<any>(i));
+  assert.ok(ops.every((op) => Object.entries<any>(op.responses).some(([s, r]) => s.startsWith('2') && (r.content?.['application/json']?.example !== undefined || !r.content?.['application/json']))), 'every JSON success has an example');
+  assert.ok(checked >= ops.length, `${checked} examples checked for ${ops.length} operations`);
 });
 
 t.run();
