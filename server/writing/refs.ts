@@ -36,8 +36,9 @@ export function refsFor(services: Services, key: KeyRecord): WritingRefs {
     subject: (id) => services.writing.get(key.org, 'subject', id) as ReturnType<WritingRefs['subject']>,
     temperature: async () => {
       const t = await getTemperature(services, key);
-      return { effective: t.effective_temperature, source: t.temperature_source, global: t.global_temperature };
+      return { effective: t.effective_temperature, source: t.temperature_source };
     },
+    globalTemperature: services.config.writingTemperature,
     profile: async () => {
       const p = await services.redis.hgetall(services.rk.userProfile(scopeOf(key)));
       return { full_name: p.full_name ?? null, email: p.email ?? (key.user.includes('@') ? key.user : null), signature: p.signature ?? null, title: p.title ?? null, company_name: p.company_name ?? null };

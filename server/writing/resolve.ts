@@ -29,8 +29,10 @@ export interface WritingRefs {
   play(id: string): Promise<{ id: string; name?: string | null; subject?: string | null; body?: string | null } | null>;
   cta(id: string): Promise<{ id: string; name?: string | null; body?: string | null } | null>;
   subject(id: string): Promise<{ id: string; name?: string | null; text?: string | null } | null>;
-  /** The user's temperature: the effective one (override, else global) and the global one. */
-  temperature(): Promise<{ effective: number; source: 'user' | 'global'; global: number }>;
+  /** The user's temperature: their override, else the global one (asked only for personal plays). */
+  temperature(): Promise<{ effective: number; source: 'user' | 'global' }>;
+  /** The global temperature (template plays write at it). */
+  readonly globalTemperature: number;
   /** The user's account details for the default sender. */
   profile(): Promise<{ full_name?: string | null; email?: string | null; signature?: string | null; company_name?: string | null; title?: string | null }>;
 }
@@ -93,11 +95,11 @@ export async function resolveContext(req: StartJobRequest, refs: WritingRefs): P
     w.play_source === 'personal' && w.personal_play_id ? refs.play(w.personal_play_id) : null,
     w.cta_id ? refs.cta(w.cta_id) : null,
     w.subject_id ? refs.subject(w.subject_id) : null,
-    refs.temperature(),
+    // The user's override applies to personal plays; template plays write at the global temperature.
+    w.play_source === 'personal' ? refs.temperature() : { effective: refs.globalTemperature, source: 'global' as const },
     req.sender ? null : refs.profile(),
   ]);
-  // The user's override applies to personal plays; template plays write at the global temperature.
-  const temperature = w.play_source === 'personal' ? { effective: temp.effective, source: temp.source } : { effective: temp.global, source: 'global' as const };
+  const temperature = { effective: temp.effective, source: temp.source };
   if (req.identity_id && req.source_mode !== 'inline' && !saved) bad('identity_id');
   if (w.personal_play_id && !play) bad('writing.personal_play_id');
   if (w.cta_id && !cta) bad('writing.cta_id');
