@@ -4,6 +4,7 @@
  * POST composes the export pipeline (parse → authorize → caller context → build → exact count →
  * debit) with `max_rows` in place of the synchronous 2,000-row limit, then starts the job.
  */
+import { creationScore } from '../../core/clock.ts';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -109,7 +110,7 @@ export function exportJobRoutes(services: Services): Router {
     const payload = { id, org: auth.key.org, key, dataNamespace: auth.dataNamespace, sandbox: auth.sandbox, resource: def.name, q, maxRows: maxRows as number, index, body, rows, charge };
     try {
       await saveJob(services, job);
-      await services.redis.zadd(services.rk.exportJobs(auth.key.org), Date.now(), id);
+      await services.redis.zadd(services.rk.exportJobs(auth.key.org), creationScore(), id);
       await services.jobs.add(exportJobKind, id, payload);
     } catch (err) {
       // Not enqueued: nothing will run, so nothing stays reserved (and the job is shown failed).

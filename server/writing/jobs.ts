@@ -9,6 +9,7 @@
  * and released. Each event is published on one channel per namespace so long polls answer at
  * once (waiter.ts).
  */
+import { creationScore } from '../../core/clock.ts';
 import type { Services } from '../context.ts';
 import { TerminalJobError, type JobKind } from '../jobs/queue.ts';
 import { toCredits } from '../pricing.ts';
@@ -56,6 +57,8 @@ export interface WritingJobRecord extends WritingJobView {
     context: ResolvedContext;
     includeAiCosts: boolean;
     forceFailure: boolean;
+    /** Sort score of the job in the user's lists (creation order). */
+    score: number;
   };
 }
 
@@ -77,7 +80,7 @@ export async function loadWritingJob(services: Services, org: string, id: string
 export async function saveWritingJob(services: Services, r: WritingJobRecord, previous: WritingStatus | null): Promise<void> {
   const { rk } = services;
   const { org, user } = r.internal;
-  const created = Date.parse(r.created_at ?? '') || Date.now();
+  const created = r.internal.score;
   const m = services.redis.multi();
   m.set(rk.writingJob(org, r.id), JSON.stringify(r), 'EX', retentionS(services));
   if (previous !== r.status) {
@@ -121,7 +124,7 @@ export function newWritingJob(input: { id: string; org: string; user: string; ke
     output: null,
     resolved_context: null,
     billing: { credits_reserved: toCredits(input.reservedMilli), credits_charged: 0, credits_released: 0, credits_refunded: 0 },
-    internal: { org: input.org, user: input.user, keyId: input.keyId, day: now.toISOString().slice(0, 10), reservedMilli: input.reservedMilli, context: input.context, includeAiCosts: input.includeAiCosts, forceFailure: input.forceFailure },
+    internal: { org: input.org, user: input.user, keyId: input.keyId, day: now.toISOString().slice(0, 10), reservedMilli: input.reservedMilli, context: input.context, includeAiCosts: input.includeAiCosts, forceFailure: input.forceFailure, score: creationScore(now.getTime()) },
   };
   addEvent(r, 0, 'Queued');
   return r;
@@ -131,7 +134,7 @@ export function newWritingJob(input: { id: string; org: string; user: string; ke
 export async function createWritingJob(services: Services, r: WritingJobRecord): Promise<void> {
   const { rk } = services;
   const { org, user, day, reservedMilli } = r.internal;
-  const created = Date.parse(r.created_at!);
+  const created = r.internal.score;
   const ttl = retentionS(services);
   const cutoff = Date.now() - ttl * 1000;
   const m = services.redis.multi();

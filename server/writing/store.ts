@@ -11,6 +11,7 @@
  * is that ETag (412 when it is stale); without one, the change is computed again on the fresh
  * record, so two concurrent writers never lose an update.
  */
+import { creationScore } from '../../core/clock.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
@@ -75,9 +76,9 @@ export class WritingStore {
   /** Creates records (all or none: one MULTI). */
   async create(org: string, kind: RecordKind, items: Obj[], user: string): Promise<StoredRecord[]> {
     const now = new Date().toISOString();
-    const created = Date.now();
     const m = this.redis.multi();
     const out = items.map((fields) => {
+      const created = creationScore();
       const rec = { id: `${ID_PREFIX[kind]}_${randomBytes(12).toString('hex')}`, ...fields, created_at: now, updated_at: now, created_by: user, etag: '' } as StoredRecord;
       rec.etag = etagOf(rec);
       m.set(this.rk.writingRecord(org, kind, rec.id), JSON.stringify(rec));

@@ -146,6 +146,8 @@ export class DeterministicWriter implements Writer {
     };
     const costs: AiCosts = { provider: 'bintel', model: this.name, requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
     const parts = this.parts(ctx, c);
+    // A chosen CTA that breaks the voice cannot be delivered, and is not silently swapped for another.
+    if (ctx.cta.text && !clean(fill(ctx.cta.text, ctx), c)) throw new ConstraintError(violations(fill(ctx.cta.text, ctx), c));
     if (ctx.channel === 'email') {
       const body = [pick(parts.greeting), ...parts.paragraphs.map(pick), pick(parts.cta), pick(parts.signoff)].filter(Boolean).join('\n\n');
       return { subject: pick(parts.subject) ?? '', body, costs };
@@ -221,7 +223,8 @@ export class DeterministicWriter implements Writer {
     return {
       greeting: [first ? `Hi ${first},` : 'Hi there,', first ? `Hello ${first},` : 'Hello,', first ? `${first},` : null] as Phrasings,
       paragraphs,
-      cta: [ctaText, 'Would you be open to a 15-minute call next week to see whether this fits?', 'Is this worth a short conversation?', 'Would it help if I sent over a short summary?'] as Phrasings,
+      // A CTA the caller chose (inline or saved) is the only one; the template's are for when none was.
+      cta: (ctaText ? [ctaText] : ['Would you be open to a 15-minute call next week to see whether this fits?', 'Is this worth a short conversation?', 'Would it help if I sent over a short summary?']) as Phrasings,
       signoff: [`Best,\n${sig}`, `Thanks,\n${sig}`, `Regards,\n${sig}`] as Phrasings,
       shortSignoff: [firstWord(ctx.sender.full_name) ?? ctx.sender.full_name, `Best, ${firstWord(ctx.sender.full_name) ?? ctx.sender.full_name}`] as Phrasings,
       subject: subjectGiven
