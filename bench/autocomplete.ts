@@ -1,6 +1,6 @@
 /**
  * Autocomplete benchmark: `npm run bench:autocomplete [-- --duration 8 --connections 8]`, on the
- * `<ns>-benchq` data of bench:query (`npm run bench:query -- --rows 200000 --load-only` first; it
+ * `<ns>-benchq` data of bench:query (`npm run bench:query -- --load-only` first, 1M rows; it
  * reloads indices built with an older mapping).
  *
  * For 2-, 3-, 5- and 8-character prefixes of company names sampled from the data (rotating over
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const index = aliasName(config.namespace, 'companies');
   const sample = await services.es.search<{ company_name: string }>({ index, size: 200, query: { match_all: {} }, sort: [{ id: 'asc' }], _source: ['company_name'] }).catch(() => null);
   const names = (sample?.hits.hits ?? []).map((h) => String(h._source?.company_name ?? '')).filter((n) => n.length >= 8);
-  if (names.length < 50) throw new Error(`no bench data in ${config.namespace}: run \`npm run bench:query -- --rows 200000 --load-only\` first`);
+  if (names.length < 50) throw new Error(`no bench data in ${config.namespace}: run \`npm run bench:query -- --load-only\` first`);
   const running = await spawnServer(config.namespace);
   const org = `bencha-${randomUUID().slice(0, 8)}`;
   const { secret } = await services.keys.createRoot({ org, user: 'bench' });

@@ -36,7 +36,7 @@ function rssMb(pid: number): number {
 async function main(): Promise<void> {
   const services = createServices(config);
   const count = await services.es.count({ index: aliasName(config.namespace, 'companies') }).catch(() => ({ count: 0 }));
-  if (count.count < Number(args.limit)) throw new Error(`no bench data in ${config.namespace}: run \`npm run bench:query -- --rows 200000 --load-only\` first`);
+  if (count.count < Number(args.limit)) throw new Error(`no bench data in ${config.namespace}: run \`npm run bench:query -- --load-only\` first`);
   const asyncRows = Number(args['async-rows']);
   const running = await spawnServer(config.namespace, { env: { BINTEL_EXPORT_MAX_ROWS: String(Math.max(asyncRows, 50_000)) } });
   const org = `benche-${randomUUID().slice(0, 8)}`;

@@ -8,7 +8,7 @@
  *   over all samples and, separately, over the samples that have a near-duplicate twin in the
  *   data (a name equal once case, accents, punctuation and legal suffix are folded away, e.g.
  *   "Abebe Distributors, Inc." / "Abebe Distributors Inc."): the case the exact tier exists for;
- * - typo top-1 and top-5 per kind of typo (test/helpers/typos.ts): the sampled company among
+ * - typo top-1 and top-5 per kind of typo (ingest/generate/typos.ts): the sampled company among
  *   the first results (by id, or a company of the same exact name).
  */
 import { parseArgs } from 'node:util';
@@ -17,7 +17,7 @@ import { loadConfig } from '../core/config.ts';
 import { aliasName } from '../core/names.ts';
 import { createServices } from '../server/context.ts';
 import { spawnServer } from './server.ts';
-import { TYPOS, rng } from '../test/helpers/typos.ts';
+import { TYPOS, rng } from '../ingest/generate/typos.ts';
 
 const { values: args } = parseArgs({ options: { samples: { type: 'string', default: '1000' }, seed: { type: 'string', default: '7' } } });
 const SAMPLES = Number(args.samples);

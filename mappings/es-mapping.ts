@@ -82,6 +82,19 @@ const BY_TYPE: Record<Exclude<FieldType, 'name'>, Mapping> = {
   date: { type: 'date', format: 'strict_date_optional_time||epoch_millis' },
 };
 
+/**
+ * The doc-values field holding `name`'s value as stored (a name's `.raw` keyword; a keyword or
+ * number itself), or null for a field without doc values (analyzed text). Reading doc values
+ * spares Elasticsearch loading and parsing a row's whole `_source` (autocomplete).
+ */
+export function docValueField(def: EntityDef, name: string): string | null {
+  if (name === 'id') return 'id';
+  const f = def.fields.find((x) => x.name === name);
+  if (!f) return null;
+  if (f.type === 'name') return `${name}.raw`;
+  return f.type === 'text' ? null : name;
+}
+
 /** True when a name field needs the search companions (fuzzy search or autocomplete). */
 export function isSearchable(f: FieldDef): boolean {
   return f.type === 'name' && (f.search !== undefined || f.autocomplete === true);

@@ -62,16 +62,20 @@ export async function fetchSuggested(services: Services, auth: AuthState, q: { d
   const res = await services.es.search<Doc>({ index: indexFor(auth, q.def), ...q.body });
   const out: { id: string; source: Doc }[] = [];
   const seen = new Set<string>();
-  const add = (id: unknown, source: Doc | undefined) => {
-    if (typeof id !== 'string' || !source || seen.has(id)) return;
+  // Doc values (`fields`: arrays, a name under its `.raw` keyword) read back as the row's fields.
+  const fromFields = (fields: Record<string, unknown[]> | undefined): Doc | undefined =>
+    fields && Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.replace(/\.raw$/, ''), v.length === 1 ? v[0] : v])) as Doc;
+  const add = (id: unknown, source: Doc | undefined, fields?: Record<string, unknown[]>) => {
+    const doc = source ?? fromFields(fields) ?? (typeof id === 'string' ? ({} as Doc) : undefined);
+    if (typeof id !== 'string' || !doc || seen.has(id)) return;
     seen.add(id);
-    out.push({ id, source });
+    out.push({ id, source: doc });
   };
-  for (const h of res.hits.hits) add(h._id, h._source);
+  for (const h of res.hits.hits) add(h._id, h._source, h.fields as Record<string, unknown[]> | undefined);
   for (const name of ['exact', 'typo']) {
     for (const entry of res.suggest?.[name] ?? []) {
       const options = Array.isArray(entry.options) ? entry.options : [entry.options];
-      for (const o of options) add((o as { _id?: string })._id, (o as { _source?: Doc })._source);
+      for (const o of options) add((o as { _id?: string })._id, (o as { _source?: Doc })._source, (o as { fields?: Record<string, unknown[]> }).fields);
     }
   }
   return out;

@@ -77,7 +77,8 @@ pure('build: exact and one-typo suggesters (typos from the 5th character), bound
   const field = companion.suggest('company_name');
   assert.equal(b.suggest.exact, { prefix: 'kowal', completion: { field, size: 7, skip_duplicates: false } });
   assert.equal(b.suggest.typo.completion.fuzzy, { fuzziness: 1, prefix_length: 4, transpositions: true });
-  assert.equal([b.size, b.track_total_hits, b._source], [0, false, ['id', 'company_name', 'city', 'state']]);
+  // The rows' fields come from doc values (no _source loaded).
+  assert.equal([b.size, b.track_total_hits, b._source, b.docvalue_fields], [0, false, false, ['id', 'company_name.raw', 'city', 'state']]);
   assert.is((buildAutocomplete(parseAutocomplete(companies, { query: 'kowa' })) as J).suggest.typo, undefined, 'no typo under 5 characters');
   const p = buildAutocomplete(parseAutocomplete(personnel, { query: 'vp of', column: 'title' })) as J;
   assert.equal(p.suggest.exact.completion.contexts, { side: ['company', 'broker'] });

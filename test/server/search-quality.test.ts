@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { aliasName } from '../../core/names.ts';
-import { TYPOS, rng } from '../helpers/typos.ts';
+import { TYPOS, rng } from '../../ingest/generate/typos.ts';
 
 const t = suite('search-quality');
 let h: Harness;
