@@ -1,6 +1,6 @@
 /**
  * CSV export benchmark: `npm run bench:export [-- --rounds 5 --limit 2000]`, on the `<ns>-benchq`
- * data of bench:query (load it first: `npm run bench:query -- --rows 200000 --load-only`).
+ * data of bench:query (load it first: `npm run bench:query -- --load-only`).
  *
  * The API runs in its own process. Each round downloads the same synchronous export (`limit`
  * rows, the maximum 2,000 by default) through the API, then walks the identical query straight
