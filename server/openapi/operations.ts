@@ -59,6 +59,13 @@ const PRICED = [400, 402, 404];
 /** A JSON body: 400 invalid, 413 too large, 415 not JSON. */
 const BODY = [400, 413, 415];
 
+/** `page` and `page_size` of a paged list (pageParams), with `extra` filters before them; `what` names the rows. */
+const pagedParameters = (what: string, extra: { properties: Record<string, Schema>; about: Record<string, string> } = { properties: {}, about: {} }): Parameter[] =>
+  schemaParameters(
+    { properties: { ...extra.properties, page: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 }, page_size: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT } } },
+    { ...extra.about, page: 'Zero-based page.', page_size: `${what} per page.` },
+  );
+
 const idParam = (def: EntityDef) => pathParameter('id', `The ${def.label} id.`, { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$' });
 
 /** The list, detail and export of a resource, and its tags. */
@@ -139,10 +146,7 @@ function filterOptionOperations(): Operation[] {
 function exportJobOperations(): Operation[] {
   const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: '^exp_[0-9a-f]{32}$' });
   const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' }, attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' } } };
-  const paging = schemaParameters(
-    { properties: { page: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 }, page_size: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT } } },
-    { page: 'Zero-based page.', page_size: 'Exports per page.' },
-  );
+  const paging = pagedParameters('Exports');
   const body: Schema = {
     type: 'object',
     required: ['resource', 'max_rows'],
@@ -162,10 +166,7 @@ function writingResourceOperations(): Operation[] {
   const read = scope('writing:read');
   const write = scope('writing:write');
   const meta: Schema = { type: 'object', properties: { id: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' } } };
-  const listing = schemaParameters(
-    { properties: { page: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 }, page_size: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT }, search: { type: 'string', minLength: 1, maxLength: 200 } } },
-    { page: 'Zero-based page.', page_size: 'Records per page.', search: 'Case- and accent-insensitive text in the record.' },
-  );
+  const listing = pagedParameters('Records', { properties: { search: { type: 'string', minLength: 1, maxLength: 200 } }, about: { search: 'Case- and accent-insensitive text in the record.' } });
   const deleted: Schema = { type: 'object', properties: { id: { type: 'string' }, deleted: { const: true } } };
   const ops: Operation[] = [];
   for (const k of PLAIN_KINDS) {
@@ -243,14 +244,13 @@ function writingJobOperations(): Operation[] {
   const dryRun: Schema = { type: 'object', additionalProperties: false, required: ['dry_run', 'job_created', 'prose_generated', 'estimated_credits', 'resolved_context'], properties: { dry_run: { const: true }, job_created: { const: false }, prose_generated: { const: false }, estimated_credits: { type: 'number' }, resolved_context: obj } };
   const period = schemaParameters({ properties: { from: { type: 'string', format: 'date' }, to: { type: 'string', format: 'date' } } }, { from: `First UTC day (default: 29 days before \`to\`); at most ${USAGE_MAX_DAYS} days in all.`, to: 'Last UTC day (default: today).' });
   const example = { source_mode: 'inline', channel: 'email', identity: { companyName: 'Northwind Benefits', valueProps: [{ id: 'vp1', feature: 'Cut renewal costs by benchmarking every carrier quote' }], brandVoice: { avoid: ['synergy', 'em dash'] } }, target: { full_name: 'Dana Whitfield', title: 'VP People', company_name: 'Contoso Ltd' }, sender: { full_name: 'Sam Reyes', title: 'Partner' } };
-  const paging = { page: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 }, page_size: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT } };
   return [
     {
       method: 'post', path: '/v1/writing-jobs', tag: 'writing', summary: 'Start a writing job (email or LinkedIn)', access: scope('writing:generate'),
       description: 'Live keys. Reserves 5 (email) or 3 (LinkedIn) credits by default; charged on completion only, released on failure. Idempotency-Key: a repeat returns the original job (200, meta.idempotency_reused). dry_run=true answers 200 with the resolved context and the estimate, creating nothing. include_ai_costs and force_failure: internal tokens only.',
       body: { schema: START_JOB_SCHEMA, example }, success: { data: { oneOf: [job, dryRun] }, created: true }, errors: [...BODY, 402, 409],
     },
-    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: schemaParameters({ properties: { status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, channel: { type: 'string', enum: ['email', 'linkedin'] }, ...paging } }, { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.', page: 'Zero-based page.', page_size: 'Jobs per page.' }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: pagedParameters('Jobs', { properties: { status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, channel: { type: 'string', enum: ['email', 'linkedin'] } }, about: { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.' } }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
     {
       method: 'get', path: '/v1/writing-jobs/{job_id}', tag: 'writing', summary: 'A writing job, with a bounded long poll', access: scope('writing:read'),
       description: 'With wait_ms, answers as soon as the job has an event beyond last_event_count (or beyond its count when the request came), when it is done, or when wait_ms pass.',

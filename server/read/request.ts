@@ -88,6 +88,9 @@ export function pageParams(q: { page?: string | string[]; page_size?: string | s
   };
 }
 
+/** The meta of one page of a list: `returned` rows of `total`, from page `page` of `pageSize`. */
+export const listMeta = (page: number, pageSize: number, returned: number, total: number) => ({ total_count: total, page, page_size: pageSize, returned, has_more: page * pageSize + returned < total });
+
 /** true/1 or false/0 (`fallback` when absent). */
 export function booleanParam(q: RawQuery, name: string, fallback: boolean, problems: ErrorDetail[]): boolean {
   const raw = one(q, name);

@@ -18,7 +18,7 @@ import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { chargeRows } from '../read/charge.ts';
 import { exportParams, parseExportRequest, planExport } from '../read/export.ts';
 import { activeJobs, exportFileName, exportJobKind, jobView, listJobs, loadJob, saveJob, type ExportJob } from '../read/async-export.ts';
-import { pageParams, readQuery, throwProblems, type RawQuery } from '../read/request.ts';
+import { listMeta, pageParams, readQuery, throwProblems, type RawQuery } from '../read/request.ts';
 import { bodyOf } from '../validate.ts';
 
 const ID_RE = /^exp_[0-9a-f]{32}$/;
@@ -127,7 +127,7 @@ export function exportJobRoutes(services: Services): Router {
     const { page, pageSize } = pageParams(readQuery(ctx, ['page', 'page_size']), problems);
     throwProblems(problems);
     const { jobs, total } = await listJobs(services, authOf(ctx).key.org, { from: page * pageSize, size: pageSize });
-    ctx.body = { ok: true, data: jobs.map(jobView), meta: { credits_charged: 0, total_count: total, page, page_size: pageSize, returned: jobs.length, has_more: page * pageSize + jobs.length < total } };
+    ctx.body = { ok: true, data: jobs.map(jobView), meta: { credits_charged: 0, ...listMeta(page, pageSize, jobs.length, total) } };
   });
 
   const jobOf = async (ctx: Context): Promise<ExportJob> => {

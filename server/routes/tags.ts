@@ -13,7 +13,7 @@ import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { bodyOf, validator } from '../validate.ts';
 import { BULK_MAX, scopeOf, type TagOwner, type TagPage, type TagRecord } from '../services/tags.ts';
 import { ENTITY_NAMES, entity } from '../../mappings/index.ts';
-import { pageParams, throwProblems } from '../read/request.ts';
+import { listMeta, pageParams, throwProblems } from '../read/request.ts';
 import type { EntityName } from '../../mappings/types.ts';
 
 const ENTITY_TYPE = { type: 'string', enum: [...ENTITY_NAMES] };
@@ -114,7 +114,7 @@ const listed = ({ id, ...rest }: TagRecord) => ({ tag_id: id, ...rest });
 
 function sendPage(ctx: Context, res: TagPage, page: number, pageSize: number): void {
   const returned = res.records.length;
-  ok(ctx, res.records.map(listed), { total_count: res.total, page, page_size: pageSize, returned, has_more: page * pageSize + returned < res.total });
+  ok(ctx, res.records.map(listed), listMeta(page, pageSize, returned, res.total));
 }
 
 /** The tag routes. */

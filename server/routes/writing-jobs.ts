@@ -16,7 +16,7 @@ import { ok } from '../middleware/envelope.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
 import { ApiError, forbidden, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { bodyOf } from '../validate.ts';
-import { choiceParam, integerParam, one, pageParams, readQuery, throwProblems } from '../read/request.ts';
+import { choiceParam, integerParam, listMeta, one, pageParams, readQuery, throwProblems } from '../read/request.ts';
 import { toCredits } from '../pricing.ts';
 import { parseStartJob } from '../writing/job-request.ts';
 import { resolveContext } from '../writing/resolve.ts';
@@ -129,7 +129,7 @@ export function writingJobRoutes(services: Services): Router {
     }
     const raws = ids.length ? await services.redis.mget(ids.map((id) => rk.writingJob(key.org, id))) : [];
     const jobs = raws.filter((x): x is string => x !== null).map((x) => jobView(JSON.parse(x) as WritingJobRecord));
-    ok(ctx, jobs, { total_count: total, page, page_size: pageSize, returned: jobs.length, has_more: from + jobs.length < total });
+    ok(ctx, jobs, listMeta(page, pageSize, jobs.length, total));
   });
 
   r.get('/v1/writing-jobs/:job_id', async (ctx: Context) => {

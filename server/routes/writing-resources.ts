@@ -12,7 +12,7 @@ import { ok } from '../middleware/envelope.ts';
 import { requireScope } from '../middleware/auth.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { bodyOf, validator } from '../validate.ts';
-import { pageParams, readQuery, one, throwProblems } from '../read/request.ts';
+import { listMeta, pageParams, readQuery, one, throwProblems } from '../read/request.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { IDENTITY_OPTION_FIELDS, IDENTITY_SCHEMA, identityChoices, mergePatch, replacesArray, type OptionWarning } from '../writing/identity.ts';
 import { publicRecord, type RecordKind, type StoredRecord } from '../writing/store.ts';
@@ -75,7 +75,6 @@ const listQuery = (ctx: Context) => {
   return { page, pageSize, search: search?.trim() || undefined };
 };
 
-const listMeta = (page: number, pageSize: number, returned: number, total: number) => ({ total_count: total, page, page_size: pageSize, returned, has_more: page * pageSize + returned < total });
 
 export function writingResourceRoutes(services: Services): Router {
   const r = new Router();

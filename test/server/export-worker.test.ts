@@ -11,12 +11,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { kill, startWorker as startProcess, stopAll } from '../helpers/workers.ts';
 import { entity } from '../../mappings/index.ts';
 import { MONTHS } from '../../mappings/reference.ts';
 import { rowPrice } from '../../server/pricing.ts';
@@ -24,7 +24,6 @@ import { cleanupExports } from '../../server/read/async-export.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('export workers');
-const ROOT = new URL('../..', import.meta.url).pathname;
 const ROWS = 50_000;
 const LOCK_MS = 1500;
 const ALL = { renewal_month: MONTHS.join(','), sort_by: 'company_name', mode: 'full' };
@@ -32,24 +31,9 @@ const ALL = { renewal_month: MONTHS.join(','), sort_by: 'company_name', mode: 'f
 let h: Harness;
 let data: DataFiles | undefined;
 let dir = '';
-const workers = new Set<ChildProcess>();
 
-/** Starts `bintel worker` for the harness's namespace; resolves when it says it runs. */
-async function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/bintel.js'), 'worker', '--concurrency', '1'], {
-    env: { ...process.env, BINTEL_NAMESPACE: h.config.namespace, BINTEL_EXPORT_DIR: dir, BINTEL_JOB_LOCK_MS: String(LOCK_MS), LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.add(child);
-  child.on('exit', () => workers.delete(child));
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => l.includes('worker running') && resolve());
-    child.once('exit', (code) => reject(new Error(`bintel worker exited with ${code}`)));
-  });
-  return child;
-}
-
-const kill = (w: ChildProcess) => new Promise<void>((resolve) => (w.exitCode !== null ? resolve() : (w.once('exit', () => resolve()), w.kill('SIGKILL'))));
+/** A `bintel worker` for the harness's namespace, the export directory and a short lease. */
+const startWorker = () => startProcess({ BINTEL_NAMESPACE: h.config.namespace, BINTEL_EXPORT_DIR: dir, BINTEL_JOB_LOCK_MS: String(LOCK_MS) });
 
 /** Resident set of a process, bytes (Linux /proc). */
 async function rss(pid: number): Promise<number> {
@@ -93,7 +77,7 @@ t.before(async () => {
   data = await loadGenerated(h, { companies: ROWS + 2500, personnel: 0, brokerOffices: 10, brokers: 5, seed: 31 });
 });
 t.after(async () => {
-  await Promise.all([...workers].map(kill));
+  await stopAll();
   await h.close();
   await data?.cleanup();
   await rm(dir, { recursive: true, force: true });

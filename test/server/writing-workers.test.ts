@@ -12,14 +12,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { startHarness, withOrg, type Harness } from './harness.ts';
+import { kill, startWorker as startProcess, stopAll } from '../helpers/workers.ts';
 
 const t = suite('writing workers');
-const ROOT = new URL('../..', import.meta.url).pathname;
 const LOCK_MS = 1500;
 
 let h1: Harness;
@@ -28,26 +25,12 @@ let model: Server;
 let modelUrl = '';
 /** Requests the model endpoint received, by target company. */
 const received = new Map<string, number>();
-/** The bintel worker processes this file started. */
-const workers = new Set<ChildProcess>();
 
 const EMAIL = (company: string) => ({ source_mode: 'inline', channel: 'email', identity: { companyName: 'Northwind Benefits', brandVoice: { avoid: ['synergy'] } }, target: { full_name: 'Dana Whitfield', company_name: company }, sender: { full_name: 'Sam Reyes' } });
 
-async function startWorker(tag: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/bintel.js'), 'worker', '--concurrency', '4'], {
-    env: { ...process.env, BINTEL_NAMESPACE: h1.config.namespace, BINTEL_JOB_LOCK_MS: String(LOCK_MS), BINTEL_WRITER_URL: modelUrl, BINTEL_WRITER_MODEL: `model-${tag}`, BINTEL_WRITER_KEY: 'sk-local', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  workers.add(child);
-  child.on('exit', () => workers.delete(child));
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => l.includes('worker running') && resolve());
-    child.once('exit', (code) => reject(new Error(`bintel worker exited with ${code}`)));
-  });
-  return child;
-}
-
-const kill = (w: ChildProcess) => new Promise<void>((resolve) => (w.exitCode !== null ? resolve() : (w.once('exit', () => resolve()), w.kill('SIGKILL'))));
+/** A `bintel worker` for the servers' namespace, writing through the local model as `model-<tag>`. */
+const startWorker = (tag: string) =>
+  startProcess({ BINTEL_NAMESPACE: h1.config.namespace, BINTEL_JOB_LOCK_MS: String(LOCK_MS), BINTEL_WRITER_URL: modelUrl, BINTEL_WRITER_MODEL: `model-${tag}`, BINTEL_WRITER_KEY: 'sk-local' }, 4);
 
 /** Polls (long polls) until the job is done. */
 async function done(h: Harness, secret: string, id: string): Promise<any> {
@@ -90,7 +73,7 @@ t.before(async () => {
   h2 = await startHarness(env);
 });
 t.after(async () => {
-  await Promise.all([...workers].map(kill));
+  await stopAll();
   await h1.close();
   await h2.close();
   await new Promise<void>((r) => model.close(() => r()));
