@@ -51,6 +51,10 @@ export interface Config {
   readonly exportTtlH: number;
   /** Queued or running async exports one organization may have at once (more: 429). */
   readonly exportMaxActive: number;
+  /** Candidates the knn search of POST /v1/lookalikes considers per shard (more: better recall, slower). */
+  readonly lookalikeCandidates: number;
+  /** Largest JSON body of POST /v1/reports, in bytes (its optional `payload` included); more is 413. */
+  readonly reportMaxBytes: number;
   /** Whether a server process also runs background jobs (false: only `bintel worker` processes do). */
   readonly workerInProcess: boolean;
   /** Jobs one process runs at once. */
@@ -159,6 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportMaxRows: positive('BINTEL_EXPORT_MAX_ROWS', 50_000),
     exportTtlH: positive('BINTEL_EXPORT_TTL_H', 24),
     exportMaxActive: positive('BINTEL_EXPORT_MAX_ACTIVE', 5),
+    lookalikeCandidates: Math.min(10_000, positive('BINTEL_LOOKALIKE_CANDIDATES', 200)),
+    reportMaxBytes: positive('BINTEL_REPORT_MAX_BYTES', 65_536),
     workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
     jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),

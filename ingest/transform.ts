@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { companion, hasSuggest, isSearchable, suggestValue } from '../mappings/es-mapping.ts';
 import { foldText, normalizeFolded, normalizeName } from '../mappings/normalize.ts';
+import { LOOKALIKE_FIELD, lookalikeVector } from '../mappings/lookalike.ts';
 import type { Doc, EntityDef, EntityName, FieldDef, JoinDef } from '../mappings/types.ts';
 import { checkId, coerceField, isBlank, type FieldIssue } from './validate.ts';
 
@@ -203,6 +204,7 @@ export function completeDoc(def: EntityDef, doc: Doc, parentsByJoin: Map<string,
   }
   for (const f of plan.derived) setShaped(doc, f, (f.source as { derive: (d: Doc) => unknown }).derive(doc));
   for (const f of plan.names) addCompanions(def, doc, f);
+  if (def.lookalike) doc[LOOKALIKE_FIELD] = lookalikeVector(def.lookalike, doc);
 }
 
 /** Sets a computed field: keywords fields are arrays, scalar fields take the first of an array; blank is left out. */

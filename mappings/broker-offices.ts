@@ -1,6 +1,6 @@
 /** Broker offices: the local offices of brokerages, with their book of business. */
 import { csv, defineEntity, qualified, domainOf, derived, f, joined, num } from './fields.ts';
-import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, COMMISSION_TIERS, bandOf } from './reference.ts';
+import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, COMMISSION_TIERS, DMAS, STATE_CODES, bandOf } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 import { filter, labels } from './filters.ts';
 
@@ -30,6 +30,19 @@ export const brokerOffices = defineEntity({
     filter('employee_coverage', 'substring', 'employee_coverage'),
     filter('industry_coverage', 'substring', 'industry_coverage'),
   ],
+  lookalike: {
+    features: [
+      { name: 'brokerage_class', field: 'brokerage_class', kind: 'onehot', values: BROKERAGE_CLASSES, weight: 2, description: 'National player, regional player or local broker' },
+      { name: 'client_count_band', field: 'client_count_band', kind: 'ordinal', values: labels(CLIENT_COUNT_BANDS), weight: 2, description: 'Client-count band (neighbouring bands count half)' },
+      { name: 'commission_tier', field: 'commission_tier', kind: 'ordinal', values: labels(COMMISSION_TIERS), weight: 1.5, description: 'Commission tier' },
+      { name: 'state', field: 'state', kind: 'onehot', values: STATE_CODES, weight: 1, description: 'State of the office' },
+      { name: 'carriers', field: 'carriers', kind: 'hashed', dims: 32, weight: 1, description: 'Carriers the office places business with' },
+      { name: 'employee_coverage', field: 'employee_coverage', kind: 'hashed', dims: 16, weight: 1, description: 'Employee bands of the clients served' },
+      { name: 'industry_coverage', field: 'industry_coverage', kind: 'hashed', dims: 32, weight: 1, description: 'Industries of the clients served' },
+      { name: 'brokerage', field: 'broker_name', kind: 'hashed', dims: 16, weight: 0.5, description: 'Parent brokerage' },
+      { name: 'dma', field: 'dma', kind: 'onehot', values: DMAS, weight: 0.5, description: 'Nielsen DMA' },
+    ],
+  },
   joins: [{ name: 'broker', entity: 'brokers', key: 'broker_id' }],
   fields: [
     f('id', 'keyword', 'Office id', csv(), { light: true }),

@@ -1,15 +1,18 @@
 /** Companies: plan sponsors from Form 5500 filings. */
 import { csv, defineEntity, qualified, domainOf, derived, f, joined, num } from './fields.ts';
-import { industryPath, findIndustry } from './industries.ts';
+import { industryPath, findIndustry, pathLevel, SECTORS, SUBSECTORS } from './industries.ts';
 import {
   ASSET_TIERS_401K, BENEFIT_TYPES, EMPLOYEE_BANDS, FORM_TYPES, FUNDING_STATUSES, MONTHS, PREMIUM_TIERS,
-  RELATIONSHIP_DENSITY, bandOf,
+  RELATIONSHIP_DENSITY, STATE_CODES, DMAS, bandOf, type Band,
 } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 import { COMPANY_SIDE, filter, labels } from './filters.ts';
 
 /** Plans under 100 participants: the small-group "long tail" of the market. */
 export const LONG_TAIL_PARTICIPANTS = 100;
+
+/** Plan size bands (active participants): a lookalike feature. */
+export const PLAN_SIZE_BANDS: readonly Band[] = [['<100', 0, 100], ['100-499', 100, 500], ['500-999', 500, 1000], ['1000-4999', 1000, 5000], ['5000+', 5000, Number.POSITIVE_INFINITY]];
 
 export const companies = defineEntity({
   name: 'companies',
@@ -41,6 +44,22 @@ export const companies = defineEntity({
     filter('primary_broker_office', 'substring', 'primary_broker_office', { whole: true, repeatable: true }),
     filter('relationship_density', 'terms', 'relationship_density', { values: labels(RELATIONSHIP_DENSITY) }),
   ],
+  lookalike: {
+    features: [
+      { name: 'industry_subsector', field: 'industry_path', pick: pathLevel(1), kind: 'onehot', values: SUBSECTORS, weight: 5, description: 'NAICS subsector of the industry' },
+      { name: 'employee_band', field: 'employee_band', kind: 'ordinal', values: labels(EMPLOYEE_BANDS), weight: 3, description: 'Employee-count band (neighbouring bands count half)' },
+      { name: 'industry_sector', field: 'industry_path', pick: pathLevel(0), kind: 'onehot', values: SECTORS, weight: 1, description: 'NAICS sector' },
+      { name: 'industry_group', field: 'company_industry', kind: 'hashed', dims: 16, weight: 1, description: 'NAICS industry group' },
+      { name: 'premium_tier', field: 'premium_tier', kind: 'ordinal', values: labels(PREMIUM_TIERS), weight: 1, description: 'Annual premium tier' },
+      { name: 'plan_size', field: 'participants', pick: (v) => bandOf(PLAN_SIZE_BANDS, v), kind: 'ordinal', values: labels(PLAN_SIZE_BANDS), weight: 1, description: 'Active participants band' },
+      { name: 'state', field: 'state', kind: 'onehot', values: STATE_CODES, weight: 1, description: 'State of the sponsor' },
+      { name: 'funding_status', field: 'funding_status', kind: 'onehot', values: FUNDING_STATUSES, weight: 1, description: 'Self-Funded or Fully Insured' },
+      { name: 'brokers', field: 'brokers', kind: 'hashed', dims: 16, weight: 1, description: 'Brokers with a relationship' },
+      { name: 'benefit_types', field: 'benefit_types', kind: 'multi', values: BENEFIT_TYPES, weight: 0.75, description: 'Insurance lines on Schedule A' },
+      { name: 'carriers', field: 'carriers', kind: 'hashed', dims: 16, weight: 0.75, description: 'Insurance carriers on Schedule A' },
+      { name: 'dma', field: 'dma', kind: 'onehot', values: DMAS, weight: 0.5, description: 'Nielsen DMA' },
+    ],
+  },
   joins: [
     { name: 'offices', entity: 'broker-offices', key: 'broker_office_ids' },
     { name: 'primary_office', entity: 'broker-offices', key: 'primary_broker_office_id' },

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EntityDef, FieldDef, FieldType } from './types.ts';
+import { LOOKALIKE_FIELD, lookalikeDims } from './lookalike.ts';
 
 /** Names of the companion fields a `name` field gets (values computed at ingest). */
 export const companion = {
@@ -130,13 +131,28 @@ function fieldMappings(def: EntityDef, f: FieldDef): [string, Mapping][] {
 
 /** The `mappings` body of an entity's index. */
 export function esMappings(def: EntityDef): Mapping {
-  const properties: Record<string, Mapping> = {};
-  for (const f of def.fields) for (const [name, m] of fieldMappings(def, f)) properties[name] = m;
   return {
     dynamic: 'strict',
     _meta: { bintel: { entity: def.name, mapping_hash: mappingHash(def) } },
-    properties,
+    // The lookalike vector is indexed for knn, never returned: a kilobyte of JSON per row otherwise.
+    ...(def.lookalike ? { _source: { excludes: [LOOKALIKE_FIELD] } } : {}),
+    properties: allProperties(def),
   };
+}
+
+/**
+ * Knn graph of the lookalike vectors: HNSW over byte vectors (a byte per dimension, no
+ * quantization needed), with a smaller construction beam than the default 100 (the vectors are
+ * low-entropy feature codes; recall is measured by the quality test at this setting).
+ */
+const LOOKALIKE_HNSW = { type: 'hnsw', m: 16, ef_construction: 64 } as const;
+
+/** Every mapped property of an entity's index: its fields, their companions and the lookalike vector. */
+function allProperties(def: EntityDef): Record<string, Mapping> {
+  const props: Record<string, Mapping> = {};
+  for (const f of def.fields) for (const [name, m] of fieldMappings(def, f)) props[name] = m;
+  if (def.lookalike) props[LOOKALIKE_FIELD] = { type: 'dense_vector', element_type: 'byte', dims: lookalikeDims(def.lookalike), index: true, similarity: 'cosine', index_options: LOOKALIKE_HNSW };
+  return props;
 }
 
 /** Settings that a load changes and restores: see ingest/indices.ts. */
@@ -162,16 +178,15 @@ export function esSettings(shape: IndexShape): Mapping {
  * Version of what ingest computes into the mapped fields (companion values such as the compact
  * forms of names): bump it when that changes, so older indices show as stale (`bintel indices`)
  * and `bintel reindex` rebuilds them. 2: compact form of names without their '&'. 3: letters
- * without a Unicode decomposition (Ł, Đ, ø, ß, ...) folded to ASCII.
+ * without a Unicode decomposition (Ł, Đ, ø, ß, ...) folded to ASCII. 4: the lookalike vector.
  */
-export const DOC_LAYOUT = 3;
+export const DOC_LAYOUT = 4;
 
 /**
  * A short hash of the generated mapping and DOC_LAYOUT: stored in the index `_meta`, so `bintel indices`
  * can tell when the live index was built with an older definition (then `bintel reindex`).
  */
 export function mappingHash(def: EntityDef): string {
-  const props: Record<string, Mapping> = {};
-  for (const f of def.fields) for (const [name, m] of fieldMappings(def, f)) props[name] = m;
+  const props = allProperties(def);
   return createHash('sha1').update(JSON.stringify({ props, layout: DOC_LAYOUT })).digest('hex').slice(0, 12);
 }

@@ -76,3 +76,10 @@ export function expandIndustry(label: string): string | null {
   if (ind) return ind.path[1];
   return pathLabels.get(label.trim().toLowerCase()) ?? null;
 }
+
+/** Every sector and every subsector label, in code order (the lookalike features' vocabularies). */
+export const SECTORS: readonly string[] = Object.freeze([...new Set(INDUSTRIES.map((i) => i.path[0]))]);
+export const SUBSECTORS: readonly string[] = Object.freeze([...new Set(INDUSTRIES.map((i) => i.path[1]))]);
+
+/** The label at one level of a stored industry path (0 sector, 1 subsector), for lookalike features. */
+export const pathLevel = (level: number) => (v: unknown): unknown => (Array.isArray(v) ? v[level] : null);

@@ -4,8 +4,9 @@
  * from the parent at ingest, because Elasticsearch has no joins.
  */
 import { csv, defineEntity, qualified, domainOf, derived, f, firstOf, joined } from './fields.ts';
-import { COMPANY_SIDE, filter } from './filters.ts';
-import { EMAIL_STATUSES, FORM5500_ROLES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES, seniorityLevels } from './reference.ts';
+import { COMPANY_SIDE, filter, labels } from './filters.ts';
+import { DMAS, EMAIL_STATUSES, EMPLOYEE_BANDS, FORM5500_ROLES, FUNDING_STATUSES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES, STATE_CODES, seniorityLevels } from './reference.ts';
+import { pathLevel, SECTORS, SUBSECTORS } from './industries.ts';
 
 /** NAICS industry group of insurance brokerages: the industry of every broker contact's employer. */
 export const BROKER_INDUSTRY = 'Agencies, Brokerages, and Other Insurance Related Activities';
@@ -47,6 +48,21 @@ export const personnel = defineEntity({
     filter('broker_ids', 'terms', 'related_broker_ids'),
     filter('long_tail_brokers', 'bool', 'long_tail_brokers'),
   ],
+  lookalike: {
+    features: [
+      { name: 'job_function', field: 'job_function', kind: 'onehot', values: JOB_FUNCTIONS, weight: 3, description: 'Job function' },
+      { name: 'employer_subsector', field: 'industry_path', pick: pathLevel(1), kind: 'onehot', values: SUBSECTORS, weight: 2.5, description: "NAICS subsector of the employer's industry" },
+      { name: 'seniority', field: 'seniority_levels', kind: 'ordinal', values: SENIORITIES, weight: 2, description: 'Seniority (neighbouring levels count half)' },
+      { name: 'employer_employee_band', field: 'employee_band', kind: 'ordinal', values: labels(EMPLOYEE_BANDS), weight: 1.5, description: "Employer's employee-count band" },
+      { name: 'employer_state', field: 'company_state', kind: 'onehot', values: STATE_CODES, weight: 1, description: "Employer's state" },
+      { name: 'form5500_role', field: 'form5500_role', kind: 'onehot', values: FORM5500_ROLES, weight: 0.5, description: 'Role on the Form 5500 filing' },
+      { name: 'employer_sector', field: 'industry_path', pick: pathLevel(0), kind: 'onehot', values: SECTORS, weight: 0.5, description: "NAICS sector of the employer's industry" },
+      { name: 'employer_funding_status', field: 'funding_status', kind: 'onehot', values: FUNDING_STATUSES, weight: 0.5, description: "Employer's funding status" },
+      { name: 'employer_carriers', field: 'carriers', kind: 'hashed', dims: 16, weight: 0.5, description: "Employer's carriers" },
+      { name: 'brokerage', field: 'broker_name', kind: 'hashed', dims: 16, weight: 0.5, description: 'Brokerage (broker contacts)' },
+      { name: 'employer_dma', field: 'company_dma', kind: 'onehot', values: DMAS, weight: 0.25, description: "Employer's DMA" },
+    ],
+  },
   joins: [
     { name: 'company', entity: 'companies', key: 'company_id' },
     { name: 'office', entity: 'broker-offices', key: 'broker_office_id' },

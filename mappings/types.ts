@@ -5,6 +5,7 @@
  */
 
 import type { FilterDef } from './filters.ts';
+import type { LookalikeDef } from './lookalike.ts';
 
 /** Field tier: advanced fields need an advanced key. */
 export type Tier = 'basic' | 'advanced';
@@ -173,4 +174,6 @@ export interface EntityDef {
   readonly callerMembers?: readonly CallerMember[];
   /** Filters on the entity's own location (see OwnGeoDef). */
   readonly ownGeo?: OwnGeoDef;
+  /** Features of POST /v1/lookalikes (mappings/lookalike.ts); absent: the entity has no lookalikes. */
+  readonly lookalike?: LookalikeDef;
 }

@@ -45,10 +45,15 @@ export interface ChargeRequest {
   crawl?: CrawlStep;
   /** What the rows are (for cache hits). */
   delivery?: Delivery;
+  /** A flat price per row in milli-credits, in place of the entity's tier price and signals (lookalikes: 1 credit a result). */
+  unitMilli?: number;
 }
 
+/** The price of one row of a charge: the flat unit when given, else the tier price plus signals. */
+const priceOf = (c: Pick<ChargeRequest, 'def' | 'tier' | 'signals' | 'unitMilli'>) => (c.unitMilli !== undefined ? { base: c.unitMilli, signals: 0 } : rowPrice(c.def, c.tier, c.signals));
+
 function receiptId(c: ChargeRequest, d: Delivery): string {
-  const h = createHash('sha1').update(`${c.def.name}|${c.tier}|${[...(c.signals ?? [])].sort().join(',')}|${d.generation}|`);
+  const h = createHash('sha1').update(`${c.def.name}|${c.tier}|${[...(c.signals ?? [])].sort().join(',')}|${c.unitMilli ?? ''}|${d.generation}|`);
   for (const id of d.ids) h.update(id).update(',');
   return h.digest('base64url');
 }
@@ -63,7 +68,7 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
     if (crawl) await services.crawl.check(crawl);
     return { milli: 0, credits: 0, cacheHit: false };
   }
-  const price = rowPrice(c.def, c.tier, c.signals);
+  const price = priceOf(c);
   const milli = c.rows * (price.base + price.signals);
   const day = new Date().toISOString().slice(0, 10);
   const ttlS = services.config.cacheTtlS;
@@ -83,14 +88,14 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
 /** Gives back `rows` rows of a charge (charged, not delivered) at the same price, in one Redis script. */
 export async function refundRows(services: Services, c: Omit<ChargeRequest, 'crawl' | 'delivery'> & { charge: Charge }): Promise<void> {
   if (!c.charge.milli || !c.charge.day || c.rows <= 0) return;
-  const price = rowPrice(c.def, c.tier, c.signals);
+  const price = priceOf(c);
   const milli = Math.min(c.charge.milli, c.rows * (price.base + price.signals));
   await services.credits.refund({ org: c.auth.key.org, keyId: c.auth.key.id, milli, rows: c.rows, day: c.charge.day });
 }
 
 /** The meta of a dry run: what the same call would charge for `rows` rows (test keys: nothing), charging nothing. */
 export function estimate(c: Omit<ChargeRequest, 'crawl' | 'delivery'>): Record<string, unknown> {
-  const price = rowPrice(c.def, c.tier, c.signals);
+  const price = priceOf(c);
   const [base, signal] = c.auth.sandbox ? [0, 0] : [c.rows * price.base, c.rows * price.signals];
   return { dry_run: true, estimated_rows: c.rows, base_credits: toCredits(base), signal_credits: toCredits(signal), estimated_credits: toCredits(base + signal), credits_charged: 0, phase: 'internal-phase-1' };
 }

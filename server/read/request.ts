@@ -36,8 +36,7 @@ export function readQuery(ctx: Context, allowed: readonly string[], repeatable: 
   const problems: ErrorDetail[] = [];
   for (const [k, v] of Object.entries(ctx.query)) {
     if (v === undefined) continue;
-    const known = allowed.includes(k) || allowed.some((a) => a.endsWith('[') && k.startsWith(a));
-    if (!known) {
+    if (!isAllowedParam(allowed, k)) {
       problems.push({ field: k, issue: 'unknown_field' });
       continue;
     }
@@ -48,6 +47,28 @@ export function readQuery(ctx: Context, allowed: readonly string[], repeatable: 
     out[k] = v;
   }
   if (problems.length) throw invalid(problems, problems.length === 1 ? `${problems[0].field}: ${problems[0].issue.replace(/_/g, ' ')}` : undefined);
+  return out;
+}
+
+/** True when `name` is on an allowlist (entries ending in `[` allow `cf[...]`-style families). */
+export const isAllowedParam = (allowed: readonly string[], name: string): boolean => allowed.includes(name) || allowed.some((a) => a.endsWith('[') && name.startsWith(a));
+
+/**
+ * List parameters given as a JSON object (POST bodies: async exports, lookalike filters) as the
+ * query string would carry them: strings as they are, numbers and booleans as their text, an
+ * array of those as repeated values for a repeatable parameter and comma-joined otherwise.
+ * Problems are named `<prefix><name>` (the field as the caller wrote it).
+ */
+export function queryOfObject(obj: Record<string, unknown>, opts: { allowed: readonly string[]; repeatable?: readonly string[]; prefix?: string }, problems: ErrorDetail[]): RawQuery {
+  const out: RawQuery = {};
+  const prefix = opts.prefix ?? '';
+  const scalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
+  for (const [k, v] of Object.entries(obj)) {
+    if (!isAllowedParam(opts.allowed, k)) problems.push({ field: `${prefix}${k}`, issue: 'unknown_field' });
+    else if (scalar(v)) out[k] = String(v);
+    else if (Array.isArray(v) && v.length > 0 && v.every(scalar)) out[k] = opts.repeatable?.includes(k) ? v.map(String) : v.map(String).join(',');
+    else problems.push({ field: `${prefix}${k}`, issue: 'invalid_type', expected: 'a string, number or boolean (or an array of them), as in the query string of the list' });
+  }
   return out;
 }
 

@@ -18,7 +18,8 @@ import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { chargeRows } from '../read/charge.ts';
 import { exportParams, parseExportRequest, planExport } from '../read/export.ts';
 import { activeJobs, exportFileName, exportJobKind, jobView, listJobs, loadJob, saveJob, type ExportJob } from '../read/async-export.ts';
-import { listMeta, pageParams, readQuery, throwProblems, type RawQuery } from '../read/request.ts';
+import { listMeta, pageParams, queryOfObject, readQuery, throwProblems } from '../read/request.ts';
+import { repeatableParams } from '../read/filters.ts';
 import { bodyOf } from '../validate.ts';
 
 const ID_RE = /^exp_[0-9a-f]{32}$/;
@@ -40,13 +41,7 @@ export function exportJobRoutes(services: Services): Router {
     else if ((maxRows as number) > config.exportMaxRows) problems.push({ field: 'max_rows', issue: 'out_of_range', expected: `at most ${config.exportMaxRows} rows in one export` });
     if (gzip !== undefined && typeof gzip !== 'boolean') problems.push({ field: 'gzip', issue: 'invalid_type', expected: 'true or false' });
     const allowed = exportParams(def).filter((p) => p !== 'limit' && p !== 'page_size');
-    const q: RawQuery = {};
-    for (const [k, v] of Object.entries(params)) {
-      const known = allowed.includes(k) || allowed.some((a) => a.endsWith('[') && k.startsWith(a));
-      if (!known) problems.push({ field: k, issue: 'unknown_field' });
-      else if (typeof v !== 'string') problems.push({ field: k, issue: 'invalid_type', expected: 'a string, as in the query string of the list' });
-      else q[k] = v;
-    }
+    const q = queryOfObject(params, { allowed, repeatable: repeatableParams(def) }, problems);
     if (problems.length) throw invalid(problems);
 
     const idemKey = ctx.get('Idempotency-Key');
