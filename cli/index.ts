@@ -10,6 +10,7 @@ import { registerGenerateCommand } from './generate.ts';
 import { registerServerCommands } from './serve.ts';
 import { registerDocsCommand } from './docs.ts';
 import { registerCrmCommands } from './crm.ts';
+import { registerFeedbackCommands } from './feedback.ts';
 
 const program = new Command();
 program
@@ -24,6 +25,7 @@ registerGenerateCommand(program);
 registerIngestCommands(program);
 registerServerCommands(program);
 registerCrmCommands(program);
+registerFeedbackCommands(program);
 registerDocsCommand(program);
 registerTestCommand(program);
 

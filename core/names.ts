@@ -72,6 +72,16 @@ export interface RedisKeys {
   /** A saved writing record of an organization (JSON): kind identity, play, cta or subject; and the ids of the live ones by creation. */
   writingRecord(org: string, kind: string, id: string): string;
   writingRecords(org: string, kind: string): string;
+  /**
+   * Bug reports and review flags (kind report|flag): a record (JSON), its author's index (sorted set by
+   * creation) and an Idempotency-Key's claim in the org's slot; the operator's index of every record
+   * (sorted set) and which organization holds each id (hash) in the `{feedback}` slot.
+   */
+  feedback(org: string, kind: string, id: string): string;
+  feedbackByUser(org: string, kind: string, user: string): string;
+  feedbackIdem(org: string, kind: string, user: string, idemKey: string): string;
+  feedbackAll(kind: string): string;
+  feedbackOrgs(kind: string): string;
   /** A user's personal-play temperature override. */
   writingTemperature(scope: string): string;
   /** Account details of a user (hash: full_name, email, signature, title, company_name), for default senders. */
@@ -135,6 +145,11 @@ export function redisKeys(ns: string): RedisKeys {
     writingRecord: (o: string, kind: string, id: string) => `${org(o)}:wrec:${kind}:${id}`,
     writingRecords: (o: string, kind: string) => `${org(o)}:wrecs:${kind}`,
     writingTemperature: (s: string) => `${user(s)}:temperature`,
+    feedback: (o: string, k: string, id: string) => `${org(o)}:${k}:${id}`,
+    feedbackByUser: (o: string, k: string, u: string) => `${org(o)}:${k}s:${Buffer.from(u).toString('base64url')}`,
+    feedbackIdem: (o: string, k: string, u: string, key: string) => `${org(o)}:${k}-idem:${Buffer.from(u).toString('base64url')}:${key}`,
+    feedbackAll: (k: string) => `${p}{feedback}:${k}s`,
+    feedbackOrgs: (k: string) => `${p}{feedback}:${k}-orgs`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
     tagPair: (s: string, t: string, e: string, tag: string) => `${user(s)}:pair:${t}:${e}:${tag}`,
     tagEntities: (s: string, t: string, tag: string) => `${user(s)}:ents:${t}:${tag}`,

@@ -21,6 +21,7 @@ import { filterOptionRoutes } from './routes/filter-options.ts';
 import { autocompleteRoutes } from './routes/autocomplete.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { lookalikeRoutes } from './routes/lookalikes.ts';
+import { feedbackRoutes } from './routes/feedback.ts';
 import type Router from '@koa/router';
 import { ApiError } from './errors.ts';
 
@@ -29,7 +30,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Route groups that need an authenticated key, in mount order. */
 export type RouteFactory = (services: Services) => Router;
 // Mount order decides path ownership (see below): the specific routes of a resource before its detail route.
-const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, writingResourceRoutes, writingJobRoutes, usageRoutes, lookalikeRoutes, lookupRoutes, autocompleteRoutes, exportRoutes, exportJobRoutes, readRoutes];
+const AUTHENTICATED: RouteFactory[] = [accountRoutes, apiKeyRoutes, tagRoutes, filterOptionRoutes, writingResourceRoutes, writingJobRoutes, usageRoutes, lookalikeRoutes, feedbackRoutes, lookupRoutes, autocompleteRoutes, exportRoutes, exportJobRoutes, readRoutes];
 /** Route groups open to every caller, no key: health, the OpenAPI document and the docs page. */
 const PUBLIC: RouteFactory[] = [healthRoutes, docsRoutes];
 

@@ -17,6 +17,7 @@ import { sandboxNamespace } from '../core/names.ts';
 import { JobQueues } from './jobs/queue.ts';
 import { JobWaiter } from './writing/waiter.ts';
 import { WritingStore } from './writing/store.ts';
+import { FeedbackStore } from './services/feedback.ts';
 
 export interface Services {
   config: Config;
@@ -38,6 +39,8 @@ export interface Services {
   jobs: JobQueues;
   /** Saved identities, plays, CTAs and subjects (writing/store.ts). */
   writing: WritingStore;
+  /** Bug reports and review flags. */
+  feedback: FeedbackStore;
   /** Long polls of writing jobs: one Redis subscriber per process (writing/waiter.ts). */
   writingWaiter: JobWaiter;
   /** Elasticsearch namespace a key reads: the sandbox for test keys. */
@@ -65,6 +68,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
     cursors: new CursorCodec(redis, rk.cursorSecret()),
     writing: new WritingStore(redis, rk),
+    feedback: new FeedbackStore(redis, rk),
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     jobs: undefined as unknown as JobQueues,

@@ -58,3 +58,14 @@ export function validator<T>(schema: JSONSchemaType<T> | Record<string, unknown>
 export function bodyOf(ctx: Context): unknown {
   return (ctx.request as unknown as { body?: unknown }).body;
 }
+
+/** The form of an Idempotency-Key header: 1 to 255 printable ASCII characters. */
+const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+/** The request's Idempotency-Key (null when absent); 400 when it is malformed. */
+export function idempotencyKeyOf(ctx: Context): string | null {
+  const k = ctx.get('Idempotency-Key');
+  if (!k) return null;
+  if (!IDEMPOTENCY_KEY_RE.test(k)) throw invalid({ field: 'idempotency-key', issue: 'invalid_format', expected: '1 to 255 printable ASCII characters' });
+  return k;
+}

@@ -58,7 +58,7 @@ export function authOf(ctx: Context): AuthState {
 /** A live key (403 test_key_not_allowed for a test key), whatever its scopes: `what` names the call. */
 export function requireLiveKey(ctx: Context, what: string): KeyRecord {
   const { key } = authOf(ctx);
-  if (key.key_type === 'test') throw forbidden(`Test keys cannot read ${what}; use a live key`, 'authorization', 'test_key_not_allowed');
+  if (key.key_type === 'test') throw forbidden(`Test keys cannot use ${what}; use a live key`, 'authorization', 'test_key_not_allowed');
   return key;
 }
 

@@ -15,7 +15,7 @@ import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
 import { ApiError, forbidden, invalid, notFound, type ErrorDetail } from '../errors.ts';
-import { bodyOf } from '../validate.ts';
+import { bodyOf, idempotencyKeyOf } from '../validate.ts';
 import { choiceParam, integerParam, listMeta, one, pageParams, readQuery, throwProblems } from '../read/request.ts';
 import { toCredits } from '../pricing.ts';
 import { parseStartJob } from '../writing/job-request.ts';
@@ -26,7 +26,6 @@ import { createWritingJob, jobView, loadWritingJob, newWritingJob, writingJobKin
 /** Longest long poll. */
 export const WAIT_MS_MAX = 5_000;
 const ID_RE = /^wj_[0-9a-f]{32}$/;
-const IDEM_RE = /^[\x21-\x7e]{1,255}$/;
 const STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
 const CHANNELS = ['email', 'linkedin'] as const;
 
@@ -48,8 +47,7 @@ export function writingJobRoutes(services: Services): Router {
     if ((req.include_ai_costs || req.force_failure) && !key.internal) {
       throw forbidden('include_ai_costs and force_failure are for internal tokens only', req.include_ai_costs ? 'include_ai_costs' : 'force_failure', 'internal_only');
     }
-    const idemKey = ctx.get('Idempotency-Key');
-    if (idemKey && !IDEM_RE.test(idemKey)) throw invalid({ field: 'idempotency-key', issue: 'invalid_format', expected: '1 to 255 printable ASCII characters' });
+    const idemKey = idempotencyKeyOf(ctx);
     const idem = idemKey && !req.dry_run ? rk.writingIdem(key.org, key.user, idemKey) : null;
 
     /** The job an Idempotency-Key already names: 200 with it, charging nothing. */

@@ -10,6 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { aliasName } from '../../core/names.ts';
 import { EMPLOYEE_BANDS } from '../../mappings/reference.ts';
+import type { EntityName } from '../../mappings/types.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('lookalikes');
@@ -26,7 +27,7 @@ const post = (body: unknown, secret = adv, headers?: Record<string, string>) => 
 const BANDS = EMPLOYEE_BANDS.map((b) => b[0]);
 
 /** Every company document of the run (id, industry path, band, state ...), read straight from Elasticsearch. */
-async function allDocs(resource: string, sandboxed = false): Promise<Doc[]> {
+async function allDocs(resource: EntityName, sandboxed = false): Promise<Doc[]> {
   const es = h.running.services.es;
   const ns = sandboxed ? h.running.services.dataNamespace('test') : h.running.services.dataNamespace('live');
   const res = await es.search<Doc>({ index: aliasName(ns, resource), size: 10_000, query: { match_all: {} }, sort: [{ id: 'asc' }] });

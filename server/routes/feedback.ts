@@ -1,0 +1,152 @@
+/**
+ * Bug reports and review flags from automation (server/services/feedback.ts):
+ *
+ *   POST /v1/reports, GET /v1/reports, GET /v1/reports/{id}
+ *   POST /v1/review-flags, GET /v1/review-flags, GET /v1/review-flags/{id}, and the same under
+ *   /v1/data-flags (an alias: one store, one id space)
+ *
+ * 0 credits; live keys only (test keys cannot file reports, and flags are writes); rate limited
+ * like every authenticated call. A record is read back by its author (the key's user in its
+ * organization); operators list and resolve every record with `bintel reports|flags`. A repeat
+ * with the same Idempotency-Key and body answers the first record (200, idempotency_reused);
+ * the same key with another body is 409.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../context.ts';
+import { ok } from '../middleware/envelope.ts';
+import { authOf, requireLiveKey, requireScope } from '../middleware/auth.ts';
+import { ENTITIES, findEntity } from '../../mappings/index.ts';
+import { RECORD_ID_RE } from '../../mappings/types.ts';
+import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
+import { indexFor } from '../read/fetch.ts';
+import { choiceParam, listMeta, pageParams, readQuery, throwProblems } from '../read/request.ts';
+import { FEEDBACK_STATUSES, feedbackIdRe, type FeedbackKind, type FeedbackRecord } from '../services/feedback.ts';
+import { bodyOf, idempotencyKeyOf } from '../validate.ts';
+
+/** Paths of review flags: the name and its alias. */
+export const FLAG_PATHS = ['/v1/review-flags', '/v1/data-flags'] as const;
+/** Longest message of a report and issue of a flag, in characters. */
+export const FEEDBACK_TEXT_MAX = 4000;
+/** Longest suggested value of a flag (as JSON), in characters. */
+export const SUGGESTED_VALUE_MAX = 2000;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A required (or optional) string member of 1..max characters after trimming. */
+function text(body: Record<string, unknown>, field: string, max: number, problems: ErrorDetail[], required = true): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) {
+    if (required) problems.push({ field, issue: 'missing_required', expected: `a string of 1 to ${max} characters` });
+    return undefined;
+  }
+  if (typeof v !== 'string') problems.push({ field, issue: 'invalid_type', expected: 'a string' });
+  else if (!v.trim()) problems.push({ field, issue: 'empty', expected: `a string of 1 to ${max} characters` });
+  else if (v.length > max) problems.push({ field, issue: 'too_long', expected: `at most ${max} characters` });
+  else return v.trim();
+  return undefined;
+}
+
+function unknownFields(body: Record<string, unknown>, allowed: readonly string[], problems: ErrorDetail[]): void {
+  for (const k of Object.keys(body)) if (!allowed.includes(k)) problems.push({ field: k, issue: 'unknown_field', expected: allowed });
+}
+
+/** A member given under its name or its alias (both given must agree). */
+function aliased(body: Record<string, unknown>, name: string, alias: string, problems: ErrorDetail[]): Record<string, unknown> {
+  if (body[alias] === undefined) return body;
+  if (body[name] !== undefined && body[name] !== body[alias]) {
+    problems.push({ field: alias, issue: 'conflicting_values', expected: `the same value as ${name} (an alias)` });
+    return body;
+  }
+  const { [alias]: v, ...rest } = body;
+  return { ...rest, [name]: v };
+}
+
+export const REPORT_FIELDS = ['endpoint', 'request_id', 'message', 'payload'] as const;
+export const FLAG_FIELDS = ['entity_type', 'entity_id', 'field', 'field_key', 'issue', 'reason', 'suggested_value'] as const;
+
+/** The fields of a report, checked: endpoint, message, optional request_id and payload (at most reportMaxBytes as JSON). */
+function parseReport(services: Services, raw: unknown): Record<string, unknown> {
+  if (!isObject(raw)) throw invalid({ field: 'body', issue: 'invalid_type', expected: 'a JSON object' });
+  const problems: ErrorDetail[] = [];
+  unknownFields(raw, REPORT_FIELDS, problems);
+  const endpoint = text(raw, 'endpoint', 300, problems);
+  const message = text(raw, 'message', FEEDBACK_TEXT_MAX, problems);
+  const requestId = text(raw, 'request_id', 128, problems, false);
+  throwProblems(problems);
+  const max = services.config.reportMaxBytes;
+  if (raw.payload !== undefined && Buffer.byteLength(JSON.stringify(raw.payload)) > max) {
+    throw new ApiError('PAYLOAD_TOO_LARGE', `payload: at most ${max} bytes of JSON`, [{ field: 'payload', issue: 'too_large', expected: `at most ${max} bytes of JSON` }]);
+  }
+  return { endpoint, request_id: requestId ?? null, message, payload: raw.payload ?? null };
+}
+
+/** The fields of a flag, checked, with the entity's existence in the caller's data. */
+async function parseFlag(services: Services, ctx: Context, raw: unknown): Promise<Record<string, unknown>> {
+  if (!isObject(raw)) throw invalid({ field: 'body', issue: 'invalid_type', expected: 'a JSON object' });
+  const problems: ErrorDetail[] = [];
+  unknownFields(raw, FLAG_FIELDS, problems);
+  const body = aliased(aliased(raw, 'field', 'field_key', problems), 'issue', 'reason', problems);
+  const def = typeof body.entity_type === 'string' ? findEntity(body.entity_type) : undefined;
+  if (!def) problems.push({ field: 'entity_type', issue: body.entity_type === undefined ? 'missing_required' : 'invalid_value', expected: ENTITIES.map((d) => d.name) });
+  const entityId = body.entity_id;
+  if (entityId === undefined) problems.push({ field: 'entity_id', issue: 'missing_required', expected: 'a record id' });
+  else if (typeof entityId !== 'string' || !RECORD_ID_RE.test(entityId)) problems.push({ field: 'entity_id', issue: 'invalid_format', expected: 'a record id' });
+  const field = text(body, 'field', 100, problems);
+  const issue = text(body, 'issue', FEEDBACK_TEXT_MAX, problems);
+  const outputs = def ? def.fields.filter((f) => f.output !== false).map((f) => f.name) : [];
+  if (def && field !== undefined && !outputs.includes(field)) problems.push({ field: raw.field_key !== undefined && raw.field === undefined ? 'field_key' : 'field', issue: 'invalid_value', expected: outputs });
+  const suggested = body.suggested_value;
+  if (suggested !== undefined && suggested !== null && JSON.stringify(suggested).length > SUGGESTED_VALUE_MAX) problems.push({ field: 'suggested_value', issue: 'too_long', expected: `at most ${SUGGESTED_VALUE_MAX} characters as JSON` });
+  throwProblems(problems);
+  const entity = def as NonNullable<typeof def>;
+  requireScope(ctx, `read:${entity.name}`);
+  // The entity must exist in the caller's data (never disclosing anything of other data).
+  const found = await services.es.exists({ index: indexFor(authOf(ctx), entity), id: entityId as string });
+  if (!found) throw invalid({ field: 'entity_id', issue: 'invalid_reference', expected: `a ${entity.label} id in this key's data` });
+  return { entity_type: entity.name, entity_id: entityId, field, issue, suggested_value: suggested ?? null };
+}
+
+/** What the caller sees of a record: all of it but the organization (it is theirs). */
+const view = ({ org: _org, ...rest }: FeedbackRecord) => rest;
+
+function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, paths: readonly string[], parse: (ctx: Context, body: unknown) => Promise<Record<string, unknown>> | Record<string, unknown>): void {
+  const what = kind === 'report' ? 'bug reports' : 'review flags';
+  const idRe = feedbackIdRe(kind);
+  for (const path of paths) {
+    r.post(path, async (ctx: Context) => {
+      const key = requireLiveKey(ctx, what);
+      const fields = await parse(ctx, bodyOf(ctx));
+      const filed = await services.feedback.file(kind, { org: key.org, user: key.user, keyId: key.id }, fields, idempotencyKeyOf(ctx));
+      if ('conflict' in filed) throw new ApiError('CONFLICT', 'This Idempotency-Key was used with another body', [{ field: 'idempotency-key', issue: 'conflicting_values', expected: 'a new key for a new body' }]);
+      ok(ctx, view(filed.record), filed.reused ? { idempotency_reused: true } : {}, filed.reused ? 200 : 201);
+      if (!filed.reused) ctx.set('Location', `${path}/${filed.record.id}`);
+    });
+    r.get(path, async (ctx: Context) => {
+      const key = requireLiveKey(ctx, what);
+      const q = readQuery(ctx, ['page', 'page_size', 'status']);
+      const problems: ErrorDetail[] = [];
+      const { page, pageSize } = pageParams(q, problems);
+      const status = q.status === undefined ? undefined : choiceParam(q, 'status', { allowed: FEEDBACK_STATUSES, fallback: 'open' }, problems);
+      throwProblems(problems);
+      const { records, total } = await services.feedback.listByUser(kind, key.org, key.user, page, pageSize, status);
+      ok(ctx, records.map(view), listMeta(page, pageSize, records.length, total));
+    });
+    r.get(`${path}/:id`, async (ctx: Context) => {
+      const key = requireLiveKey(ctx, what);
+      readQuery(ctx, []);
+      const id = ctx.params.id;
+      const rec = idRe.test(id) ? await services.feedback.get(kind, key.org, id) : null;
+      // Another user's or organization's record does not exist for the caller.
+      if (!rec || rec.filed_by.user !== key.user) throw notFound(kind === 'report' ? 'report' : 'flag', 'id');
+      ok(ctx, view(rec));
+    });
+  }
+}
+
+export function feedbackRoutes(services: Services): Router {
+  const r = new Router();
+  feedbackRoutesOf(services, r, 'report', ['/v1/reports'], (_ctx, body) => parseReport(services, body));
+  feedbackRoutesOf(services, r, 'flag', FLAG_PATHS, (ctx, body) => parseFlag(services, ctx, body));
+  return r;
+}

@@ -1,0 +1,162 @@
+/**
+ * Bug reports and review flags: round trips, the /v1/data-flags alias and the body aliases
+ * (field_key, reason), organization and user isolation, test keys refused, idempotent repeats,
+ * the payload limit (413), and the operator's CLI (`bintel reports|flags list|show|resolve`)
+ * whose resolution the author then reads. Real server, Redis, Elasticsearch and CLI processes.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { aliasName } from '../../core/names.ts';
+import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+
+const t = suite('feedback');
+const ROOT = new URL('../..', import.meta.url).pathname;
+let h: Harness;
+let data: DataFiles | undefined;
+let org = '';
+let secret = '';
+let other = '';
+let colleague = '';
+let test = '';
+let companyId = '';
+
+function bintel(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env: { ...process.env, BINTEL_NAMESPACE: h.config.namespace }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
+  });
+}
+
+t.before(async () => {
+  h = await startHarness({ BINTEL_REPORT_MAX_BYTES: '2048' });
+  data = await loadGenerated(h, { companies: 40, personnel: 40, brokerOffices: 10, brokers: 4, seed: 31 });
+  const o = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000 });
+  org = o.org;
+  secret = o.secret;
+  colleague = (await h.key({ org, user: 'u2' })).secret;
+  other = (await withOrg(h, { milli: 1_000_000 })).secret;
+  test = (await h.key({ org, key_type: 'test' })).secret;
+  const res = await h.running.services.es.search({ index: aliasName(h.config.namespace, 'companies'), size: 1, sort: [{ id: 'asc' }] });
+  companyId = String(res.hits.hits[0]._id);
+});
+t.after(async () => {
+  await h.close();
+  await data?.cleanup();
+});
+
+const report = { endpoint: 'GET /v1/companies', request_id: 'req_123', message: 'page 3 repeats a row of page 2', payload: { query: 'states=TX', rows: [1, 2] } };
+
+t('reports: filed (201, Location, 0 credits), read back by id and in the paged list', async () => {
+  const before = await h.running.services.credits.balance(org);
+  const res = await h.call('POST', '/v1/reports', { secret, body: report });
+  assert.is(res.status, 201, JSON.stringify(res.body));
+  const r = res.body.data;
+  assert.match(r.id, /^rpt_[0-9a-f]{24}$/);
+  assert.is(res.headers.get('location'), `/v1/reports/${r.id}`);
+  assert.is(r.status, 'open');
+  assert.is(r.message, report.message);
+  assert.equal(r.payload, report.payload);
+  assert.is(r.resolution_note, null);
+  assert.is(res.body.meta.credits_charged, 0);
+  const got = await h.call('GET', `/v1/reports/${r.id}`, { secret });
+  assert.is(got.status, 200);
+  assert.equal(got.body.data, r);
+  const list = await h.call('GET', '/v1/reports?page_size=10', { secret });
+  assert.is(list.status, 200);
+  assert.ok(list.body.data.some((x: { id: string }) => x.id === r.id));
+  assert.is(list.body.meta.total_count, list.body.data.length);
+  assert.is(await h.running.services.credits.balance(org), before, 'reports cost nothing');
+});
+
+t('reports: an idempotent repeat files once; the same key with another body is 409', async () => {
+  const headers = { 'Idempotency-Key': `rep-${Date.now()}` };
+  const first = await h.call('POST', '/v1/reports', { secret, body: { ...report, message: 'once' }, headers });
+  assert.is(first.status, 201);
+  const again = await h.call('POST', '/v1/reports', { secret, body: { ...report, message: 'once' }, headers });
+  assert.is(again.status, 200);
+  assert.is(again.body.data.id, first.body.data.id);
+  assert.is(again.body.meta.idempotency_reused, true);
+  const list = await h.call('GET', '/v1/reports?page_size=100', { secret });
+  assert.is(list.body.data.filter((x: { message: string }) => x.message === 'once').length, 1, 'filed once');
+  assertError(await h.call('POST', '/v1/reports', { secret, body: { ...report, message: 'another' }, headers }), 409, 'CONFLICT', { field: 'idempotency-key', issue: 'conflicting_values' });
+});
+
+t('reports: bad input names the field; an oversize payload is 413; test keys are 403', async () => {
+  assertError(await h.call('POST', '/v1/reports', { secret, body: { endpoint: 'x' } }), 400, 'VALIDATION_ERROR', { field: 'message', issue: 'missing_required' });
+  assertError(await h.call('POST', '/v1/reports', { secret, body: { ...report, severity: 'high' } }), 400, 'VALIDATION_ERROR', { field: 'severity', issue: 'unknown_field' });
+  assertError(await h.call('POST', '/v1/reports', { secret, body: { ...report, message: '  ' } }), 400, 'VALIDATION_ERROR', { field: 'message', issue: 'empty' });
+  assertError(await h.call('POST', '/v1/reports', { secret, body: { ...report, payload: { blob: 'x'.repeat(3000) } } }), 413, 'PAYLOAD_TOO_LARGE', { field: 'payload', issue: 'too_large' });
+  assertError(await h.call('POST', '/v1/reports', { secret: test, body: report }), 403, 'FORBIDDEN', { issue: 'test_key_not_allowed' });
+  assertError(await h.call('GET', '/v1/reports', { secret: test }), 403, 'FORBIDDEN', { issue: 'test_key_not_allowed' });
+});
+
+t('flags: both paths and both body aliases; the entity and the field must exist; one store', async () => {
+  const a = await h.call('POST', '/v1/review-flags', { secret, body: { entity_type: 'companies', entity_id: companyId, field: 'website', issue: 'site moved', suggested_value: 'https://new.example.com' } });
+  assert.is(a.status, 201, JSON.stringify(a.body));
+  assert.match(a.body.data.id, /^flg_[0-9a-f]{24}$/);
+  const b = await h.call('POST', '/v1/data-flags', { secret, body: { entity_type: 'companies', entity_id: companyId, field_key: 'city', reason: 'wrong city' } });
+  assert.is(b.status, 201, JSON.stringify(b.body));
+  assert.is(b.body.data.field, 'city');
+  assert.is(b.body.data.issue, 'wrong city');
+  assert.is(b.body.data.suggested_value, null);
+  // One store under two names.
+  assert.equal((await h.call('GET', `/v1/data-flags/${a.body.data.id}`, { secret })).body.data, a.body.data);
+  assert.equal((await h.call('GET', `/v1/review-flags/${b.body.data.id}`, { secret })).body.data, b.body.data);
+  assertError(await h.call('POST', '/v1/review-flags', { secret, body: { entity_type: 'companies', entity_id: 'no-such-company', field: 'city', issue: 'x' } }), 400, 'VALIDATION_ERROR', { field: 'entity_id', issue: 'invalid_reference' });
+  assertError(await h.call('POST', '/v1/review-flags', { secret, body: { entity_type: 'companies', entity_id: companyId, field: 'shoe_size', issue: 'x' } }), 400, 'VALIDATION_ERROR', { field: 'field', issue: 'invalid_value' });
+  assertError(await h.call('POST', '/v1/data-flags', { secret, body: { entity_type: 'companies', entity_id: companyId, field_key: 'shoe_size', issue: 'x' } }), 400, 'VALIDATION_ERROR', { field: 'field_key', issue: 'invalid_value' });
+  assertError(await h.call('POST', '/v1/review-flags', { secret, body: { entity_type: 'companies', entity_id: companyId, field: 'city', field_key: 'state', issue: 'x' } }), 400, 'VALIDATION_ERROR', { field: 'field_key', issue: 'conflicting_values' });
+  assertError(await h.call('POST', '/v1/review-flags', { secret, body: { entity_type: 'planets', entity_id: companyId, field: 'city', issue: 'x' } }), 400, 'VALIDATION_ERROR', { field: 'entity_type', issue: 'invalid_value' });
+  assertError(await h.call('POST', '/v1/review-flags', { secret: test, body: { entity_type: 'companies', entity_id: companyId, field: 'city', issue: 'x' } }), 403, 'FORBIDDEN', { issue: 'test_key_not_allowed' });
+});
+
+t('isolation: another organization and another user of the same organization see nothing', async () => {
+  const mine = await h.call('POST', '/v1/reports', { secret, body: { ...report, message: 'mine' } });
+  const id = mine.body.data.id;
+  assertError(await h.call('GET', `/v1/reports/${id}`, { secret: other }), 404, 'NOT_FOUND');
+  assertError(await h.call('GET', `/v1/reports/${id}`, { secret: colleague }), 404, 'NOT_FOUND');
+  for (const s of [other, colleague]) {
+    const list = await h.call('GET', '/v1/reports?page_size=100', { secret: s });
+    assert.is(list.status, 200);
+    assert.ok(!list.body.data.some((x: { id: string }) => x.id === id));
+  }
+});
+
+t('CLI: the operator lists, shows and resolves; the author reads the resolution; a second resolve fails', async () => {
+  const filed = await h.call('POST', '/v1/review-flags', { secret, body: { entity_type: 'companies', entity_id: companyId, field: 'state', issue: 'moved to TX', suggested_value: 'TX' } });
+  const id = filed.body.data.id;
+  const list = await bintel('flags', 'list', '--status', 'open', '--org', org, '--json');
+  assert.is(list.code, 0, list.err);
+  const rows = JSON.parse(list.out);
+  assert.ok(rows.some((r: { id: string }) => r.id === id));
+  for (const r of rows) assert.is(r.status, 'open');
+  const show = await bintel('flags', 'show', id);
+  assert.is(show.code, 0, show.err);
+  assert.match(show.out, `entity_id: ${companyId}`);
+  const resolved = await bintel('flags', 'resolve', id, '--note', 'fixed in the next load', '--by', 'ops-anna', '--json');
+  assert.is(resolved.code, 0, resolved.err);
+  assert.is(JSON.parse(resolved.out).status, 'resolved');
+  const seen = await h.call('GET', `/v1/review-flags/${id}`, { secret });
+  assert.is(seen.body.data.status, 'resolved');
+  assert.is(seen.body.data.resolution_note, 'fixed in the next load');
+  assert.is(seen.body.data.resolved_by, 'ops-anna');
+  assert.ok(Date.parse(seen.body.data.resolved_at) > 0);
+  const twice = await bintel('flags', 'resolve', id, '--note', 'again');
+  assert.is(twice.code, 1);
+  assert.match(twice.err, 'already resolved');
+  const missing = await bintel('reports', 'show', 'rpt_000000000000000000000000');
+  assert.is(missing.code, 1);
+  const open = await h.call('GET', '/v1/review-flags?status=resolved', { secret });
+  assert.ok(open.body.data.every((x: { status: string }) => x.status === 'resolved'));
+  assert.ok(open.body.data.some((x: { id: string }) => x.id === id));
+  const reports = await bintel('reports', 'list', '--org', org);
+  assert.is(reports.code, 0, reports.err);
+  assert.match(reports.out, 'GET /v1/companies');
+});
+
+t.run();
