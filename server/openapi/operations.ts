@@ -24,6 +24,11 @@ import { TEMPERATURE_BODY_SCHEMA } from '../writing/temperature.ts';
 import { PLAIN_KINDS, PLAYS_BULK_MAX, bulkSchema, createSchema, patchSchema } from '../routes/writing-resources.ts';
 import { WAIT_MS_MAX } from '../routes/writing-jobs.ts';
 import { USAGE_MAX_DAYS } from '../routes/usage.ts';
+import { LOOKALIKE_DEFAULT_LIMIT, LOOKALIKE_MAX_RESULTS, LOOKALIKE_MAX_SEEDS, LOOKALIKE_MIN_SEEDS, LOOKALIKE_TYPES } from '../read/lookalikes.ts';
+import { FEEDBACK_TEXT_MAX, FLAG_PATHS, SUGGESTED_VALUE_MAX } from '../routes/feedback.ts';
+import { FEEDBACK_STATUSES } from '../services/feedback.ts';
+import { FORMATS, MODES } from '../read/request.ts';
+import { LEAD_TYPES } from '../../mappings/reference.ts';
 
 /** Who may call: nobody needs a key, any key, any live key, or a key holding a scope. */
 export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | { kind: 'scope'; scope: string };
@@ -279,7 +284,87 @@ function tagOperations(): Operation[] {
   ];
 }
 
+/** POST /v1/lookalikes (server/read/lookalikes.ts). */
+function lookalikeOperations(): Operation[] {
+  const id: Schema = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$' };
+  const scalar: Schema[] = [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }];
+  const body: Schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['type', 'seed_ids'],
+    properties: {
+      type: { type: 'string', enum: [...LOOKALIKE_TYPES], description: 'What to find; the key needs read:<type>.' },
+      seed_ids: { type: 'array', items: id, minItems: LOOKALIKE_MIN_SEEDS, maxItems: LOOKALIKE_MAX_SEEDS, uniqueItems: true, description: "Rows of the type in the key's data (test keys: the sandbox); an unknown id is 400 invalid_reference." },
+      limit: { type: 'integer', minimum: 1, maximum: LOOKALIKE_MAX_RESULTS, default: LOOKALIKE_DEFAULT_LIMIT },
+      filters: { type: 'object', description: "The list's filter parameters of the type (states, industries, cf[...], signals, tags, crm_status, search ...; personnel: lead_type), as in its query string. Every result honours every filter. No paging, sorting or shaping parameters.", additionalProperties: { oneOf: [...scalar, { type: 'array', items: { oneOf: scalar } }] } },
+      exclude_seeds: { type: 'boolean', default: true },
+      fields: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'As on the list: id plus these fields.' },
+      mode: { type: 'string', enum: [...MODES], default: 'basic' },
+      format: { type: 'string', enum: [...FORMATS], default: 'json' },
+      dry_run: { type: 'boolean', default: false, description: 'The estimate (min(limit, matches) credits), no rows, nothing charged.' },
+      lead_type: { type: 'string', enum: [...LEAD_TYPES], description: 'Personnel: the side (here or in filters; both given must agree).' },
+    },
+  };
+  const reason: Schema = { type: 'object', required: ['feature', 'field', 'match', 'value', 'seeds'], properties: { feature: { type: 'string' }, field: { type: 'string' }, match: { type: 'string', enum: ['same', 'adjacent'] }, value: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] }, seeds: { type: 'integer', minimum: 1, maximum: LOOKALIKE_MAX_SEEDS } } };
+  const result: Schema = { type: 'object', required: ['id', 'score', 'reasons'], properties: { id: { type: 'string' }, score: { type: 'number', minimum: -1, maximum: 1, description: 'Cosine similarity of the feature vectors (1: the same features as the seeds).' }, reasons: { type: 'array', items: reason } }, additionalProperties: true };
+  return [
+    {
+      method: 'post', path: '/v1/lookalikes', tag: 'lookalikes', summary: 'Up to 50 ranked rows like one to five seeds', access: KEY,
+      description: 'Companies, broker offices or email-eligible contacts ranked by the similarity of their features to the seeds (README: Lookalikes), each with the reasons it matched and the row shaped by fields/mode. Scope read:<type>. 1 credit per returned live result, debited once; test keys, dry runs, no match and failed calls cost 0. No paging: the same call answers the same rows.',
+      body: { schema: body, example: { type: 'companies', seed_ids: ['cmp_0001', 'cmp_0002', 'cmp_0003'], limit: 25, filters: { states: 'TX,OK', employee_bands: '51-200,201-500' } } },
+      success: { data: array(result) }, errors: [...BODY, 402],
+    },
+  ];
+}
+
+/** Bug reports and review flags (server/routes/feedback.ts): live keys, 0 credits. */
+function feedbackOperations(): Operation[] {
+  const live: Access = { kind: 'live' };
+  const common: Record<string, Schema> = {
+    status: { type: 'string', enum: [...FEEDBACK_STATUSES] },
+    filed_by: { type: 'object', properties: { key_id: { type: 'string' }, user: { type: 'string' } } },
+    created_at: { type: 'string', format: 'date-time' },
+    resolved_at: { oneOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+    resolved_by: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+    resolution_note: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+  };
+  const text = (max: number): Schema => ({ type: 'string', minLength: 1, maxLength: max });
+  const reportBody: Schema = { type: 'object', additionalProperties: false, required: ['endpoint', 'message'], properties: { endpoint: { ...text(300), description: 'The call concerned, e.g. "GET /v1/companies".' }, request_id: { ...text(128), description: 'Its X-Request-Id.' }, message: text(FEEDBACK_TEXT_MAX), payload: { description: 'Any JSON, at most BINTEL_REPORT_MAX_BYTES (default 65,536) bytes: 413 above.' } } };
+  const flagBody: Schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['entity_type', 'entity_id'],
+    properties: {
+      entity_type: { type: 'string', enum: [...ENTITY_NAMES] },
+      entity_id: { type: 'string', description: "A row in the key's data (400 invalid_reference otherwise); the key needs read:<entity_type>." },
+      field: { type: 'string', description: 'A field of the entity (one of its output fields); alias field_key. One of the two is required.' },
+      field_key: { type: 'string', description: 'Alias of field.' },
+      issue: { ...text(FEEDBACK_TEXT_MAX), description: 'What is wrong; alias reason. One of the two is required.' },
+      reason: { ...text(FEEDBACK_TEXT_MAX), description: 'Alias of issue.' },
+      suggested_value: { description: `The right value, any JSON up to ${SUGGESTED_VALUE_MAX} characters.` },
+    },
+  };
+  const report: Schema = { type: 'object', properties: { id: { type: 'string', pattern: '^rpt_[0-9a-f]{24}$' }, endpoint: { type: 'string' }, request_id: { oneOf: [{ type: 'string' }, { type: 'null' }] }, message: { type: 'string' }, payload: {}, ...common } };
+  const flag: Schema = { type: 'object', properties: { id: { type: 'string', pattern: '^flg_[0-9a-f]{24}$' }, entity_type: { type: 'string' }, entity_id: { type: 'string' }, field: { type: 'string' }, issue: { type: 'string' }, suggested_value: {}, ...common } };
+  const listing = pagedParameters('Records', { properties: { status: { type: 'string', enum: [...FEEDBACK_STATUSES] } }, about: { status: 'Only records in this state.' } });
+  const idem = 'Idempotency-Key: a repeat with the same body answers the first record (200, meta.idempotency_reused); with another body 409.';
+  const ops: Operation[] = [
+    { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
+    { method: 'get', path: '/v1/reports', tag: 'feedback', summary: 'The reports the caller filed, newest first', access: live, parameters: listing, success: { data: array(report), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: live, parameters: [pathParameter('id', 'The report id (rpt_…).')], success: { data: report }, errors: [404] },
+  ];
+  for (const path of FLAG_PATHS) {
+    const alias = path === '/v1/data-flags' ? ' (alias of /v1/review-flags)' : '';
+    ops.push(
+      { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
+      { method: 'get', path, tag: 'feedback', summary: `The flags the caller filed, newest first${alias}`, access: live, parameters: listing, success: { data: array(flag), meta: ref('ListMeta') }, errors: [400] },
+      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: live, parameters: [pathParameter('id', 'The flag id (flg_…).')], success: { data: flag }, errors: [404] },
+    );
+  }
+  return ops;
+}
+
 /** Every operation the server registers, in document order. */
 export function operations(): Operation[] {
-  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...tagOperations(), ...writingResourceOperations(), ...writingJobOperations()];
+  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...lookalikeOperations(), ...feedbackOperations(), ...tagOperations(), ...writingResourceOperations(), ...writingJobOperations()];
 }
