@@ -132,13 +132,28 @@ export function parseLookalikes(body: unknown): LookalikeRequest {
 }
 
 /** The knn pre-filter: every list filter, the search as a filter, the seeds left out when asked, contacts with an email. */
-function knnFilter(req: LookalikeRequest, ctx: Parameters<typeof commonFilters>[2]): Clause {
+export function knnFilter(req: LookalikeRequest, ctx: Parameters<typeof commonFilters>[2]): Clause {
   const { def, list } = req;
   const filter: Clause[] = [...commonFilters(def, list, ctx), ...ownFilterClauses(def, list.own, list.ownGeo)];
   if (list.search) filter.push(searchClause(def, list.search));
   // Personnel lookalikes are email-eligible contacts only.
   if (def.side) filter.push({ exists: { field: 'email_address' } });
   return { bool: { filter, ...(req.excludeSeeds ? { must_not: [{ ids: { values: req.seedIds } }] } : {}) } };
+}
+
+/**
+ * The knn search of a lookalike call (pure: the bench sends the same body straight to
+ * Elasticsearch): the seeds' centroid as the query vector, the pre-filter, the rows' fields.
+ */
+export function lookalikeBody(req: LookalikeRequest, opts: { filter: Clause; seeds: readonly Doc[]; candidates: number; source: readonly string[] }): Record<string, unknown> {
+  return {
+    knn: { field: LOOKALIKE_FIELD, query_vector: seedQuery(req.features, opts.seeds), k: req.limit, num_candidates: Math.max(req.limit, opts.candidates), filter: opts.filter },
+    size: req.limit,
+    // Most similar first; ties in id order, so the same call answers the same rows in the same order.
+    sort: [{ _score: 'desc' }, { id: 'asc' }],
+    track_total_hits: false,
+    _source: { includes: [...new Set([...opts.source, ...featureFields(req.features)])] },
+  };
 }
 
 /** Serves a parsed lookalike call for the authenticated caller. */
@@ -167,14 +182,7 @@ export async function lookalikeRows(services: Services, auth: AuthState, req: Lo
   }
 
   const seedDocs = seeds.map((h) => h._source ?? {});
-  const body = {
-    knn: { field: LOOKALIKE_FIELD, query_vector: seedQuery(req.features, seedDocs), k: req.limit, num_candidates: Math.max(req.limit, services.config.lookalikeCandidates), filter },
-    size: req.limit,
-    // Most similar first; ties in id order, so the same call answers the same rows in the same order.
-    sort: [{ _score: 'desc' }, { id: 'asc' }],
-    track_total_hits: false,
-    _source: { includes: [...new Set([...sourceFields(def, grant.projection), ...featureFields(req.features)])] },
-  };
+  const body = lookalikeBody(req, { filter, seeds: seedDocs, candidates: services.config.lookalikeCandidates, source: sourceFields(def, grant.projection) });
   const res = await services.esSearch.search<Doc>(index, body);
   let hits = res.hits.hits as (Hit & { _score?: number | null })[];
   if (caller.crmMarks && caller.crm && hits.length) {
