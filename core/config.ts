@@ -10,6 +10,12 @@ export interface Config {
   readonly esUrl: string;
   /** Redis URL. */
   readonly redisUrl: string;
+  /**
+   * Seed nodes of a Redis Cluster (REDIS_CLUSTER_NODES=host:port,host:port,...); when set, every
+   * Redis client (API, CLI, workers) is ioredis' Cluster client and REDIS_URL is not used
+   * (its password and TLS, when any, still apply to each node).
+   */
+  readonly redisClusterNodes: readonly { host: string; port: number }[] | null;
   /** Prefix of every index, alias and Redis key. Lowercase letters, digits, '-' and '_'. */
   readonly namespace: string;
   /** HTTP port of the API. */
@@ -87,6 +93,23 @@ const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
 
 export class ConfigError extends Error {}
 
+/** REDIS_CLUSTER_NODES: comma-separated host:port (or redis:// URLs); null when unset or empty. */
+export function parseClusterNodes(raw: string | undefined): { host: string; port: number }[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  return raw.split(',').map((part) => {
+    const s = part.trim();
+    let url: URL;
+    try {
+      url = new URL(s.includes('://') ? s : `redis://${s}`);
+    } catch {
+      throw new ConfigError(`REDIS_CLUSTER_NODES: "${s}" is not host:port`);
+    }
+    const port = Number(url.port || 6379);
+    if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError(`REDIS_CLUSTER_NODES: "${s}" is not host:port`);
+    return { host: url.hostname.replace(/^\[|\]$/g, ''), port };
+  });
+}
+
 /** Builds the configuration from an environment (default: process.env). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const esUrl = (env.ES_URL || 'http://127.0.0.1:9200').replace(/\/+$/, '');
@@ -108,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch {
     throw new ConfigError(`REDIS_URL "${redisUrl}" is not a URL`);
   }
+  const redisClusterNodes = parseClusterNodes(env.REDIS_CLUSTER_NODES);
   const port = Number(env.PORT || 3000);
   const positive = (name: string, fallback: number): number => {
     const raw = env[name];
@@ -144,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     esUrl,
     redisUrl,
+    redisClusterNodes,
     namespace,
     port,
     host: env.BINTEL_HOST || '127.0.0.1',

@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../core/config.ts';
-import { redisAnswers } from '../core/adapters/redis.ts';
+import { createRedis, redisAnswers } from '../core/adapters/redis.ts';
 import { isLoopback, onPath, runChecked, sleep, tailFile } from './sys.ts';
 
 /** How long a fresh redis-server may take to answer PING. */
@@ -50,6 +50,11 @@ async function waitForRedis(redisUrl: string): Promise<boolean> {
  * Never stops or replaces a running one. Returns whether it started one.
  */
 export async function ensureRedis(config: Config, log: (line: string) => void = () => {}): Promise<{ started: boolean }> {
+  if (config.redisClusterNodes) {
+    // A Redis Cluster is the operator's: check that it answers, never start one.
+    if (await clusterAnswers(config)) return { started: false };
+    throw new Error(`the Redis Cluster at REDIS_CLUSTER_NODES (${config.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}) does not answer with cluster_state:ok`);
+  }
   if (await redisAnswers(config.redisUrl)) return { started: false };
   const url = new URL(config.redisUrl);
   if (!isLoopback(url.hostname)) throw new Error(`no Redis answers at ${redacted(url)}: start it there, or point REDIS_URL at a running Redis`);
@@ -63,4 +68,19 @@ export async function ensureRedis(config: Config, log: (line: string) => void = 
   if (await waitForRedis(config.redisUrl)) return { started: true };
   const tail = await tailFile(logFile(url, dir), 20);
   throw new Error(`redis-server was started but ${redacted(url)} does not answer PING after ${START_TIMEOUT_MS / 1000} s${tail ? `\n--- ${logFile(url, dir)}\n${tail}` : ''}`);
+}
+
+/** True when the cluster at REDIS_CLUSTER_NODES answers and reports cluster_state:ok. */
+export async function clusterAnswers(config: Pick<Config, 'redisUrl' | 'redisClusterNodes'>): Promise<boolean> {
+  const c = createRedis(config, { maxRetriesPerRequest: 0, connectTimeout: 2000 });
+  c.on('error', () => {});
+  try {
+    await c.connect();
+    const info = String(await c.call('CLUSTER', 'INFO'));
+    return /cluster_state:ok/.test(info);
+  } catch {
+    return false;
+  } finally {
+    c.disconnect();
+  }
 }

@@ -9,7 +9,7 @@
  * `exec()` of the Pipeline that `multi()` and `pipeline()` return; bench/redis-errors.ts
  * measured both within noise of the raw client (about 1 µs per request at most).
  */
-import { Redis, ReplyError, type Command } from 'ioredis';
+import { Cluster, Redis, ReplyError, type Command } from 'ioredis';
 import type { Config } from '../config.ts';
 import { RejectedError, ServiceUnavailableError, isAdapterError } from '../errors.ts';
 
@@ -55,19 +55,150 @@ class TranslatingRedis extends Redis {
   }
 }
 
+/** A cluster redirection reply (MOVED, ASK), which the cluster client follows itself. */
+export const isRedirection = (err: Error): boolean => err instanceof ReplyError && /^(MOVED|ASK) /.test(err.message);
+
+/** A command to a cluster node unanswered for this long fails (503), instead of waiting for a node that is gone. */
+const CLUSTER_COMMAND_TIMEOUT_MS = 5000;
+
+/** What ioredis' Cluster client throws about its connections (its node connections are not ours to wrap). */
+const CLUSTER_CONNECTION_ERRORS = /^(Connection is closed\.|Cluster isn't ready|Command timed out|Cluster is ended\.|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Stream isn't writeable)/;
+
+/**
+ * An error of the Redis Cluster client that escaped the translation above (a node connection
+ * closing under a pipelined command, a redirection that never settled), as the typed error:
+ * unavailable. Other errors are returned unchanged.
+ */
+export function clusterClientError(err: unknown): unknown {
+  if (!(err instanceof Error) || isAdapterError(err)) return err;
+  const name = err.name;
+  if (isRedirection(err) || CLUSTER_CONNECTION_ERRORS.test(err.message) || name === 'ClusterAllFailedError' || name === 'MaxRetriesPerRequestError') {
+    return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err });
+  }
+  return err;
+}
+
+/** The same translation for ioredis' Cluster client (REDIS_CLUSTER_NODES). */
+class TranslatingCluster extends Cluster {
+  override sendCommand(command: Command, stream?: Stream, node?: unknown): unknown {
+    // A redirected command (MOVED, ASK, a failover) is sent again through here: translate its
+    // errors once, innermost, so the cluster's own redirection handling still sees MOVED replies.
+    const marked = command as Command & { bintelTranslated?: boolean };
+    if (!marked.bintelTranslated) {
+      marked.bintelTranslated = true;
+      const reject = command.reject;
+      // MOVED and ASK are the cluster's own business (its redirection, and a pipeline's, read the
+      // reply as it came): they pass as they are. A redirection that never settles ends as an
+      // error of the cluster client, which is about the connection: unavailable.
+      command.reject = (err: Error) => {
+        if (!isRedirection(err)) return reject(translateRedisError(err));
+        // A pipeline (auto-pipelining) delivers a MOVED it cannot retry as it is, without
+        // refreshing the slot map; refresh it here, or every later call to the slot would be
+        // sent to the wrong node again (seen after a master restarts).
+        (this as unknown as { refreshSlotsCache(): void }).refreshSlotsCache();
+        return reject(err);
+      };
+    }
+    return (super.sendCommand as (c: Command, s?: Stream, n?: unknown) => unknown).call(this, command, stream, node);
+  }
+
+  override connect(): Promise<void> {
+    return super.connect().catch((err: Error) => {
+      throw translateRedisError(err);
+    });
+  }
+}
+
+/**
+ * The client every module uses. Typed as the single-node client: the Cluster client has the same
+ * command API, and the code keeps every script and transaction within one hash slot (see
+ * core/names.ts), which is what a cluster needs. `isCluster` tells the two apart where it matters.
+ */
 export type RedisClient = Redis;
 
+/** True when the client is a Redis Cluster client. */
+export const isCluster = (r: RedisClient): boolean => (r as unknown) instanceof Cluster;
+
+/** What creating a client needs: the URL, or the cluster's seed nodes. */
+export type RedisTarget = { redisUrl: string; redisClusterNodes?: readonly { host: string; port: number }[] | null };
+
 /** Creates a client; `lazyConnect` so callers choose when to fail. */
-export function createRedis(config: Pick<Config, 'redisUrl'>, opts: { maxRetriesPerRequest?: number | null; connectTimeout?: number; autoPipelining?: boolean } = {}): RedisClient {
+export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: number | null; connectTimeout?: number; autoPipelining?: boolean } = {}): RedisClient {
+  const maxRetriesPerRequest = opts.maxRetriesPerRequest === undefined ? 2 : opts.maxRetriesPerRequest;
+  const connectTimeout = opts.connectTimeout ?? 10_000;
   // Auto-pipelining: the commands one request issues in the same tick (credit debit, count
-  // cache, page cursor) leave in one write and come back in one read.
+  // cache, page cursor) leave in one write and come back in one read (per node in a cluster).
+  const enableAutoPipelining = opts.autoPipelining ?? true;
+  if (config.redisClusterNodes?.length) {
+    // The URL's credentials and TLS (when REDIS_URL names them) apply to every node.
+    const url = new URL(config.redisUrl);
+    const auth = { ...(url.username ? { username: decodeURIComponent(url.username) } : {}), ...(url.password ? { password: decodeURIComponent(url.password) } : {}), ...(url.protocol === 'rediss:' ? { tls: {} } : {}) };
+    // Blocking clients (BullMQ workers: maxRetriesPerRequest null) wait for the cluster; the others
+    // fail fast (503) while it is not ready, and a command unanswered for 5 s fails too.
+    const blocking = maxRetriesPerRequest === null;
+    const cluster = new TranslatingCluster([...config.redisClusterNodes], {
+      lazyConnect: true,
+      enableOfflineQueue: blocking,
+      // Not auto-pipelined: a pipeline that meets MOVED (a slot served elsewhere after a master
+      // restarts) among replies of other slots delivers it as an error instead of following it;
+      // the cluster client follows every redirection of a command sent alone.
+      enableAutoPipelining: false,
+      maxRedirections: 16,
+      retryDelayOnFailover: 200,
+      retryDelayOnClusterDown: 300,
+      retryDelayOnTryAgain: 200,
+      slotsRefreshTimeout: Math.max(1000, connectTimeout),
+      redisOptions: { ...auth, connectTimeout, maxRetriesPerRequest, ...(blocking ? {} : { commandTimeout: CLUSTER_COMMAND_TIMEOUT_MS }) },
+    });
+    return cluster as unknown as RedisClient;
+  }
   return new TranslatingRedis(config.redisUrl, {
     lazyConnect: true,
-    maxRetriesPerRequest: opts.maxRetriesPerRequest === undefined ? 2 : opts.maxRetriesPerRequest,
-    connectTimeout: opts.connectTimeout ?? 10_000,
+    maxRetriesPerRequest,
+    connectTimeout,
     enableOfflineQueue: true,
-    enableAutoPipelining: opts.autoPipelining ?? true,
+    enableAutoPipelining,
   });
+}
+
+/**
+ * Single-key writes that belong together, as one MULTI on a single node; in a cluster, where a
+ * transaction may not span slots, one after another in the order given (each idempotent: the
+ * caller orders them so that a stop between two leaves nothing usable half-made).
+ */
+export async function writeInOrder(redis: RedisClient, commands: readonly (readonly [string, ...(string | number)[]])[]): Promise<void> {
+  if (!isCluster(redis)) {
+    const m = redis.multi();
+    for (const [cmd, ...args] of commands) m.call(cmd, ...args);
+    const res = await m.exec();
+    for (const [err] of res ?? []) if (err) throw err;
+    return;
+  }
+  for (const [cmd, ...args] of commands) await redis.call(cmd, ...args);
+}
+
+/** Every key matching `pattern` (SCAN, never KEYS; in a cluster, on every master). */
+export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
+  const nodes = isCluster(redis) ? (redis as unknown as Cluster).nodes('master') : [redis];
+  const out: string[] = [];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      out.push(...batch);
+    } while (cursor !== '0');
+  }
+  return out;
+}
+
+/** Unlinks keys: in batches on one node; one by one (pipelined) in a cluster, where a command may not span slots. */
+export async function unlinkAll(redis: RedisClient, keys: readonly string[], batch = 500): Promise<void> {
+  for (let i = 0; i < keys.length; i += batch) {
+    const part = keys.slice(i, i + batch);
+    if (isCluster(redis)) await Promise.all(part.map((k) => redis.unlink(k)));
+    else if (part.length) await redis.unlink(...part);
+  }
 }
 
 /** True when a Redis server answers PING at the URL. */

@@ -10,6 +10,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
 import { NotFoundError, SERVICE_LABELS, ServiceUnavailableError } from '../../core/errors.ts';
+import { clusterClientError } from '../../core/adapters/redis.ts';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -69,7 +70,9 @@ export function envelope(log: Logger) {
  * - a missing document, or a rejected request: a route let it escape or built a wrong query,
  *   a bug of ours, so 500 (RejectedError and NotFoundError of a document fall through).
  */
-function fromAdapterError(err: unknown): ApiError | null {
+function fromAdapterError(raw: unknown): ApiError | null {
+  // What the Redis Cluster client raises about its own node connections is unavailability too.
+  const err = clusterClientError(raw);
   if (err instanceof ServiceUnavailableError) return new ApiError('SERVICE_UNAVAILABLE', `${SERVICE_LABELS[err.service]} is unavailable; retry shortly`);
   if (err instanceof NotFoundError && err.what === 'index') return new ApiError('SERVICE_UNAVAILABLE', 'The data for this request is not loaded yet; retry once a load has finished');
   return null;

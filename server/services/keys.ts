@@ -4,6 +4,7 @@
  * by secret hash; revocation and rotation rewrite that record, so they take effect at once
  * in every server process.
  */
+import { writeInOrder } from '../../core/adapters/redis.ts';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
@@ -170,7 +171,8 @@ export class KeyService {
       rotated_at: null,
     };
     const json = JSON.stringify(rec);
-    await this.redis.multi().set(this.keys.key(rec.id), json).set(this.keys.keyBySecret(rec.secret_hash), json).sadd(this.keys.orgKeys(rec.org), rec.id).exec();
+    // The record by id and the org's list first, the secret's record (what authenticates) last.
+    await writeInOrder(this.redis, [['SET', this.keys.key(rec.id), json], ['SADD', this.keys.orgKeys(rec.org), rec.id], ['SET', this.keys.keyBySecret(rec.secret_hash), json]]);
     return { key: publicKey(rec), secret };
   }
 
@@ -213,7 +215,8 @@ export class KeyService {
   async list(org: string): Promise<KeyRecord[]> {
     const ids = await this.redis.smembers(this.keys.orgKeys(org));
     if (!ids.length) return [];
-    const jsons = await this.redis.mget(ids.map((id) => this.keys.key(id)));
+    // One GET per key (auto-pipelined): key records live in their own slots, which one MGET may not span in a cluster.
+    const jsons = await Promise.all(ids.map((id) => this.redis.get(this.keys.key(id))));
     return jsons.filter((j): j is string => !!j).map((j) => JSON.parse(j) as KeyRecord).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   }
 
@@ -228,7 +231,8 @@ export class KeyService {
     if (rec.status === 'revoked') return rec;
     const next: KeyRecord = { ...rec, status: 'revoked', revoked_at: new Date().toISOString() };
     const json = JSON.stringify(next);
-    await this.redis.multi().set(this.keys.key(rec.id), json).set(this.keys.keyBySecret(rec.secret_hash), json).exec();
+    // The secret's record first: the revocation takes effect at once.
+    await writeInOrder(this.redis, [['SET', this.keys.keyBySecret(rec.secret_hash), json], ['SET', this.keys.key(rec.id), json]]);
     return next;
   }
 
@@ -239,12 +243,8 @@ export class KeyService {
     const next: KeyRecord = { ...rec, secret_prefix: secret.slice(0, 12), secret_hash: hashSecret(secret), rotated_at: new Date().toISOString() };
     const old = JSON.stringify({ ...rec, status: 'rotated' satisfies KeyState });
     const json = JSON.stringify(next);
-    await this.redis
-      .multi()
-      .set(this.keys.key(rec.id), json)
-      .set(this.keys.keyBySecret(next.secret_hash), json)
-      .set(this.keys.keyBySecret(rec.secret_hash), old, 'EX', ROTATED_TTL_S)
-      .exec();
+    // The old secret stops working first; the new one works once its record is written.
+    await writeInOrder(this.redis, [['SET', this.keys.keyBySecret(rec.secret_hash), old, 'EX', ROTATED_TTL_S], ['SET', this.keys.key(rec.id), json], ['SET', this.keys.keyBySecret(next.secret_hash), json]]);
     return { key: publicKey(next), secret };
   }
 }

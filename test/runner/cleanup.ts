@@ -6,7 +6,7 @@
  */
 import { type Config } from '../../core/config.ts';
 import { createEs, type Es } from '../../core/adapters/es.ts';
-import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
+import { createRedis, scanKeys, unlinkAll, type RedisClient } from '../../core/adapters/redis.ts';
 import { sandboxNamespace } from '../../core/names.ts';
 
 /** The namespace's indices and keys at one moment. */
@@ -32,14 +32,7 @@ async function namespaceIndices(es: Es, ns: string): Promise<Set<string>> {
 /** Every key of the namespace and of its sandbox namespace (SCAN, never KEYS). */
 async function namespaceKeys(redis: RedisClient, ns: string): Promise<Set<string>> {
   const keys = new Set<string>();
-  for (const prefix of [`${ns}:`, `${sandboxNamespace(ns)}:`]) {
-    let cursor = '0';
-    do {
-      const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      for (const k of batch) keys.add(k);
-    } while (cursor !== '0');
-  }
+  for (const prefix of [`${ns}:`, `${sandboxNamespace(ns)}:`]) for (const k of await scanKeys(redis, `${prefix}*`)) keys.add(k);
   return keys;
 }
 
@@ -71,11 +64,6 @@ async function deleteIndices(es: Es, names: string[]): Promise<void> {
   }
 }
 
-/** Unlinks keys in batches. */
-async function unlinkKeys(redis: RedisClient, keys: string[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += UNLINK_BATCH) await redis.unlink(...keys.slice(i, i + UNLINK_BATCH));
-}
-
 /**
  * Removes what appeared in the namespace since `before`; returns what was removed and what
  * is still there afterwards that the run created (which should be nothing).
@@ -85,7 +73,7 @@ export function cleanNamespace(config: Config, before: Footprint): Promise<{ ind
     const indices = [...(await namespaceIndices(es, config.namespace))].filter((n) => !before.indices.has(n)).sort();
     const keys = [...(await namespaceKeys(redis, config.namespace))].filter((k) => !before.keys.has(k));
     await deleteIndices(es, indices);
-    await unlinkKeys(redis, keys);
+    await unlinkAll(redis, keys, UNLINK_BATCH);
     const after = { indices: await namespaceIndices(es, config.namespace), keys: await namespaceKeys(redis, config.namespace) };
     const left = { indices: new Set([...after.indices].filter((n) => !before.indices.has(n))), keys: new Set([...after.keys].filter((k) => !before.keys.has(k))) };
     return { indices, keys, left };
