@@ -160,9 +160,12 @@ export function lookalikeBody(req: LookalikeRequest, opts: { filter: Clause; see
 export async function lookalikeRows(services: Services, auth: AuthState, req: LookalikeRequest): Promise<ReadResult> {
   const { def, list } = req;
   const grant = authorizeList(auth.key, list);
-  const caller = await callerContext(services, auth, { def, rows: req.dryRun ? null : grant.projection, tags: list.tags, crmStatus: list.crmStatus });
-  // Seeds are read in the caller's data (the sandbox for test keys), on the side asked.
-  const seeds = await fetchByIds(services, auth, { def, ids: req.seedIds, side: list.side, caller: { taggedIds: null } });
+  // The caller's context (Redis) and the seeds (Elasticsearch: the caller's data, the sandbox for
+  // test keys, on the side asked) are read at once.
+  const [caller, seeds] = await Promise.all([
+    callerContext(services, auth, { def, rows: req.dryRun ? null : grant.projection, tags: list.tags, crmStatus: list.crmStatus }),
+    fetchByIds(services, auth, { def, ids: req.seedIds, side: list.side, caller: { taggedIds: null } }),
+  ]);
   const found = new Set(seeds.map((h) => String(h._id)));
   const missing = req.seedIds.map((id, i) => ({ id, i })).filter((s) => !found.has(s.id));
   if (missing.length) {
