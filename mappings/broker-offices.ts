@@ -1,6 +1,6 @@
 /** Broker offices: the local offices of brokerages, with their book of business. */
 import { csv, defineEntity, qualified, domainOf, derived, f, joined, num } from './fields.ts';
-import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, COMMISSION_TIERS, DMAS, STATE_CODES, bandOf } from './reference.ts';
+import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, COMMISSION_TIERS, STATE_CODES, bandOf } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 import { filter, labels } from './filters.ts';
 
@@ -40,7 +40,7 @@ export const brokerOffices = defineEntity({
       { name: 'employee_coverage', field: 'employee_coverage', kind: 'hashed', dims: 16, weight: 1, description: 'Employee bands of the clients served' },
       { name: 'industry_coverage', field: 'industry_coverage', kind: 'hashed', dims: 32, weight: 1, description: 'Industries of the clients served' },
       { name: 'brokerage', field: 'broker_name', kind: 'hashed', dims: 16, weight: 0.5, description: 'Parent brokerage' },
-      { name: 'dma', field: 'dma', kind: 'onehot', values: DMAS, weight: 0.5, description: 'Nielsen DMA' },
+      { name: 'dma', field: 'dma', kind: 'hashed', dims: 16, weight: 0.5, description: 'Nielsen DMA' },
     ],
   },
   joins: [{ name: 'broker', entity: 'brokers', key: 'broker_id' }],

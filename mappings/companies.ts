@@ -3,7 +3,7 @@ import { csv, defineEntity, qualified, domainOf, derived, f, joined, num } from 
 import { industryPath, findIndustry, pathLevel, SECTORS, SUBSECTORS } from './industries.ts';
 import {
   ASSET_TIERS_401K, BENEFIT_TYPES, EMPLOYEE_BANDS, FORM_TYPES, FUNDING_STATUSES, MONTHS, PREMIUM_TIERS,
-  RELATIONSHIP_DENSITY, STATE_CODES, DMAS, bandOf, type Band,
+  RELATIONSHIP_DENSITY, STATE_CODES, bandOf, type Band,
 } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 import { COMPANY_SIDE, filter, labels } from './filters.ts';
@@ -57,7 +57,7 @@ export const companies = defineEntity({
       { name: 'brokers', field: 'brokers', kind: 'hashed', dims: 16, weight: 1, description: 'Brokers with a relationship' },
       { name: 'benefit_types', field: 'benefit_types', kind: 'multi', values: BENEFIT_TYPES, weight: 0.75, description: 'Insurance lines on Schedule A' },
       { name: 'carriers', field: 'carriers', kind: 'hashed', dims: 16, weight: 0.75, description: 'Insurance carriers on Schedule A' },
-      { name: 'dma', field: 'dma', kind: 'onehot', values: DMAS, weight: 0.5, description: 'Nielsen DMA' },
+      { name: 'dma', field: 'dma', kind: 'hashed', dims: 16, weight: 0.5, description: 'Nielsen DMA' },
     ],
   },
   joins: [

@@ -145,7 +145,7 @@ export function esMappings(def: EntityDef): Mapping {
  * quantization needed), with a smaller construction beam than the default 100 (the vectors are
  * low-entropy feature codes; recall is measured by the quality test at this setting).
  */
-const LOOKALIKE_HNSW = { type: 'hnsw', m: 16, ef_construction: 64 } as const;
+const LOOKALIKE_HNSW = { type: 'hnsw', m: 8, ef_construction: 32 } as const;
 
 /** Every mapped property of an entity's index: its fields, their companions and the lookalike vector. */
 function allProperties(def: EntityDef): Record<string, Mapping> {

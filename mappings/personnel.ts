@@ -5,7 +5,7 @@
  */
 import { csv, defineEntity, qualified, domainOf, derived, f, firstOf, joined } from './fields.ts';
 import { COMPANY_SIDE, filter, labels } from './filters.ts';
-import { DMAS, EMAIL_STATUSES, EMPLOYEE_BANDS, FORM5500_ROLES, FUNDING_STATUSES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES, STATE_CODES, seniorityLevels } from './reference.ts';
+import { EMAIL_STATUSES, EMPLOYEE_BANDS, FORM5500_ROLES, FUNDING_STATUSES, JOB_FUNCTIONS, LEAD_TYPES, SENIORITIES, STATE_CODES, seniorityLevels } from './reference.ts';
 import { pathLevel, SECTORS, SUBSECTORS } from './industries.ts';
 
 /** NAICS industry group of insurance brokerages: the industry of every broker contact's employer. */
@@ -60,7 +60,7 @@ export const personnel = defineEntity({
       { name: 'employer_funding_status', field: 'funding_status', kind: 'onehot', values: FUNDING_STATUSES, weight: 0.5, description: "Employer's funding status" },
       { name: 'employer_carriers', field: 'carriers', kind: 'hashed', dims: 16, weight: 0.5, description: "Employer's carriers" },
       { name: 'brokerage', field: 'broker_name', kind: 'hashed', dims: 16, weight: 0.5, description: 'Brokerage (broker contacts)' },
-      { name: 'employer_dma', field: 'company_dma', kind: 'onehot', values: DMAS, weight: 0.25, description: "Employer's DMA" },
+      { name: 'employer_dma', field: 'company_dma', kind: 'hashed', dims: 16, weight: 0.25, description: "Employer's DMA" },
     ],
   },
   joins: [
