@@ -7,7 +7,12 @@ import { join } from 'node:path';
 
 export interface Config {
   /** Elasticsearch base URL. */
+  /** The first (or only) Elasticsearch node URL: the local provisioning and the tools use it. */
   readonly esUrl: string;
+  /** Every node URL of ES_URL (comma-separated): the API and the CLI spread requests over them and fail over. */
+  readonly esNodes: readonly string[];
+  /** Deadline of one Elasticsearch request made by the API, in ms (BINTEL_ES_TIMEOUT_MS): past it the call is 503 with Retry-After. */
+  readonly esTimeoutMs: number;
   /** Redis URL. */
   readonly redisUrl: string;
   /**
@@ -112,7 +117,8 @@ export function parseClusterNodes(raw: string | undefined): { host: string; port
 
 /** Builds the configuration from an environment (default: process.env). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const esUrl = (env.ES_URL || 'http://127.0.0.1:9200').replace(/\/+$/, '');
+  const esNodes = (env.ES_URL || 'http://127.0.0.1:9200').split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean);
+  const esUrl = esNodes[0] ?? 'http://127.0.0.1:9200';
   const redisUrl = env.REDIS_URL || 'redis://127.0.0.1:6379';
   const namespace = env.BINTEL_NAMESPACE || 'bintel';
   if (!NAMESPACE_RE.test(namespace)) {
@@ -120,11 +126,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `BINTEL_NAMESPACE "${namespace}" is invalid: use 1-41 lowercase letters, digits, '-' or '_', starting with a letter or digit`,
     );
   }
-  let url: URL;
-  try {
-    url = new URL(esUrl);
-  } catch {
-    throw new ConfigError(`ES_URL "${esUrl}" is not a URL`);
+  let url: URL = new URL('http://127.0.0.1:9200');
+  for (const [i, node] of esNodes.entries()) {
+    try {
+      const u = new URL(node);
+      if (i === 0) url = u;
+    } catch {
+      throw new ConfigError(`ES_URL "${node}" is not a URL`);
+    }
   }
   try {
     new URL(redisUrl);
@@ -167,6 +176,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const home = env.BINTEL_HOME || (process.getuid?.() === 0 ? '/var/lib/bintel' : join(homedir(), '.bintel'));
   return Object.freeze({
     esUrl,
+    esNodes,
+    esTimeoutMs: positive('BINTEL_ES_TIMEOUT_MS', 10_000),
     redisUrl,
     redisClusterNodes,
     namespace,

@@ -50,8 +50,9 @@ export interface Services {
 
 export function createServices(config: Config, opts: { log?: Logger } = {}): Services {
   const log = opts.log ?? pino({ level: config.logLevel, base: { service: 'bintel' }, redact: ['req.headers.authorization', 'secret'] });
-  const es = createEs(config);
-  const esSearch = createEsSearch(config.esUrl);
+  // Every Elasticsearch request of the API has a deadline (BINTEL_ES_TIMEOUT_MS): past it the call is 503.
+  const es = createEs(config, { requestTimeout: config.esTimeoutMs });
+  const esSearch = createEsSearch(config.esNodes, { requestTimeout: config.esTimeoutMs });
   const redis = createRedis(config);
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
   const rk = redisKeys(config.namespace);

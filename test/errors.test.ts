@@ -229,7 +229,8 @@ live('Redis answers: a script that raises and a wrong-type command are RejectedE
 /** GET `path` on the real app whose Elasticsearch or Redis URL points at a closed port. */
 async function callWithDead(dead: 'esUrl' | 'redisUrl', path: string, headers: Record<string, string> = {}) {
   const port = await closedPort();
-  const services = createServices({ ...testConfig(), [dead]: dead === 'esUrl' ? `http://127.0.0.1:${port}` : `redis://127.0.0.1:${port}` });
+  const url = dead === 'esUrl' ? `http://127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
+  const services = createServices({ ...testConfig(), [dead]: url, ...(dead === 'esUrl' ? { esNodes: [url] } : {}) });
   const app = createApp(services).listen(0, '127.0.0.1');
   await new Promise((r) => app.once('listening', r));
   try {

@@ -21,17 +21,30 @@ export interface EsSearch {
 /** Connection-level failures worth one retry (a keep-alive socket closed by the server). */
 const RETRYABLE = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
-/** Creates the lean search path for the cluster at `esUrl`. */
-export function createEsSearch(esUrl: string, opts: { requestTimeout?: number } = {}): EsSearch {
-  const url = new URL(esUrl);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (url.username) headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-  const base = url.pathname.replace(/\/+$/, '');
-  const timeout = opts.requestTimeout ?? 60_000;
-  const pool = new Pool(url.origin, { keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
+/** One node of the lean path: its pool, headers and path prefix. */
+interface Node {
+  origin: string;
+  base: string;
+  headers: Record<string, string>;
+  pool: Pool;
+}
 
-  async function once<T>(index: string, body: string): Promise<estypes.SearchResponse<T>> {
-    const res = await pool.request({ method: 'POST', path: `${base}/${encodeURIComponent(index)}/_search`, headers, body });
+/**
+ * Creates the lean search path for the cluster at `esUrl` (one URL, or several nodes: requests
+ * go round-robin, and a connection failure is retried once on the next node).
+ */
+export function createEsSearch(esUrl: string | readonly string[], opts: { requestTimeout?: number } = {}): EsSearch {
+  const timeout = opts.requestTimeout ?? 60_000;
+  const nodes: Node[] = (typeof esUrl === 'string' ? [esUrl] : esUrl).map((u) => {
+    const url = new URL(u);
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (url.username) headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    return { origin: url.origin, base: url.pathname.replace(/\/+$/, ''), headers, pool: new Pool(url.origin, { keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout }) };
+  });
+  let next = 0;
+
+  async function once<T>(node: Node, index: string, body: string): Promise<estypes.SearchResponse<T>> {
+    const res = await node.pool.request({ method: 'POST', path: `${node.base}/${encodeURIComponent(index)}/_search`, headers: node.headers, body });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw answerError(res.statusCode, text, index);
     return JSON.parse(text) as estypes.SearchResponse<T>;
@@ -40,17 +53,22 @@ export function createEsSearch(esUrl: string, opts: { requestTimeout?: number } 
   return {
     async search<T>(index: string, body: Record<string, unknown>) {
       const json = JSON.stringify(body);
+      const first = next;
+      next = (next + 1) % nodes.length;
       for (let attempt = 0; ; attempt++) {
+        const node = nodes[(first + attempt) % nodes.length];
         try {
-          return await once<T>(index, json);
+          return await once<T>(node, index, json);
         } catch (err) {
           if (!isNetworkError(err)) throw err; // an adapter error from the answer, or a bug
-          if (attempt === 0 && RETRYABLE.has(err.code ?? '')) continue;
-          throw new ServiceUnavailableError({ service: 'elasticsearch', detail: `${url.origin}: ${err.message}`, cause: err });
+          // A closed keep-alive socket is retried on the same pool; another node is tried once when there is one.
+          const again = attempt === 0 && (RETRYABLE.has(err.code ?? '') || nodes.length > 1);
+          if (again) continue;
+          throw new ServiceUnavailableError({ service: 'elasticsearch', detail: `${node.origin}: ${err.message}`, cause: err });
         }
       }
     },
-    close: () => pool.close(),
+    close: () => Promise.all(nodes.map((n) => n.pool.close())).then(() => undefined),
   };
 }
 

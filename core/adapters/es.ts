@@ -27,9 +27,10 @@ class TranslatingTransport extends SniffingTransport {
 }
 
 /** Creates a client for the configured cluster. */
-export function createEs(config: Pick<Config, 'esUrl'>, opts: { maxRetries?: number; requestTimeout?: number } = {}): Es {
+export function createEs(config: Pick<Config, 'esUrl'> & Partial<Pick<Config, 'esNodes'>>, opts: { maxRetries?: number; requestTimeout?: number } = {}): Es {
   return new Client({
-    node: config.esUrl,
+    // Several nodes: the client spreads requests over them and retries a failed one on the next.
+    ...(config.esNodes && config.esNodes.length > 1 ? { nodes: [...config.esNodes] } : { node: config.esUrl }),
     maxRetries: opts.maxRetries ?? 3,
     requestTimeout: opts.requestTimeout ?? 60_000,
     compression: false,

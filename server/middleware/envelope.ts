@@ -53,6 +53,8 @@ export function envelope(log: Logger) {
         err = fromAdapterError(raw) ?? new ApiError('INTERNAL', 'Internal error; quote the request_id when reporting it');
       }
       ctx.status = err.status;
+      // A dependency that does not answer: worth retrying soon.
+      if (err.code === 'SERVICE_UNAVAILABLE' && !err.headers['Retry-After']) ctx.set('Retry-After', '2');
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
       ctx.body = { ok: false, error: { code: err.code, message: err.message, details: err.details, request_id: requestId }, meta: { credits_charged: 0 } };
     } finally {

@@ -118,6 +118,7 @@ function publicOperations(): Operation[] {
   const dep: Schema = { type: 'object', properties: { ok: { type: 'boolean' }, status: { type: 'string' } } };
   return [
     { method: 'get', path: '/v1/health', tag: 'account', summary: 'Health of Elasticsearch and Redis', access: PUBLIC, success: { data: { type: 'object', properties: { status: { const: 'ok' }, elasticsearch: dep, redis: dep, version: { type: 'string' }, ms: { type: 'integer' } } } }, errors: [503] },
+    { method: 'get', path: '/v1/health/live', tag: 'account', summary: 'Liveness: 200 while the process serves, whatever its dependencies (readiness is /v1/health)', access: PUBLIC, success: { data: { type: 'object', properties: { status: { const: 'alive' }, uptime_s: { type: 'integer' }, pid: { type: 'integer' } } } } },
     { method: 'get', path: '/v1/openapi.json', tag: 'docs', summary: 'This OpenAPI 3.1 document', access: PUBLIC, success: { media: 'application/json' } },
     { method: 'get', path: '/v1/docs', tag: 'docs', summary: 'Interactive documentation (Swagger UI, served locally)', access: PUBLIC, success: { media: 'text/html' } },
     { method: 'get', path: '/v1/docs/{file}', tag: 'docs', summary: 'An asset of the documentation page', access: PUBLIC, parameters: [pathParameter('file', 'The asset file name.')], success: { media: 'asset' }, errors: [404] },

@@ -39,9 +39,16 @@ async function redisState(services: Services): Promise<Dependency> {
   }
 }
 
-/** GET /v1/health: no auth; 200 when Elasticsearch and Redis answer, else 503 naming the one that does not. */
+/**
+ * GET /v1/health (readiness): no auth; 200 when Elasticsearch and Redis answer, else 503 naming
+ * the one that does not. GET /v1/health/live (liveness): 200 while the process serves, whatever
+ * its dependencies (an orchestrator restarts a process that fails it, never one whose Redis is down).
+ */
 export function healthRoutes(services: Services): Router {
   const r = new Router();
+  r.get('/v1/health/live', (ctx) => {
+    ok(ctx, { status: 'alive', uptime_s: Math.round(process.uptime()), pid: process.pid });
+  });
   r.get('/v1/health', async (ctx) => {
     const started = performance.now();
     const [es, redis] = await Promise.all([elasticsearchState(services), redisState(services)]);

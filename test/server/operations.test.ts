@@ -1,0 +1,105 @@
+/**
+ * Operating the service through faults, from outside: liveness answers whatever the
+ * dependencies, several Elasticsearch nodes in ES_URL fail over when one is dead, a
+ * slow Elasticsearch meets the request deadline (BINTEL_ES_TIMEOUT_MS) with 503 and
+ * Retry-After, and nothing is charged for a call that fails.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type Server, type Socket } from 'node:net';
+import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+
+const t = suite('operations');
+const ES = new URL((process.env.ES_URL || 'http://127.0.0.1:9200').split(',')[0]);
+let h: Harness;
+let data: DataFiles | undefined;
+
+/** A TCP server that accepts connections and never answers: a stalled Elasticsearch. */
+async function blackHole(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => {});
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+t.before(async () => {
+  h = await startHarness();
+  data = await loadGenerated(h, { companies: 60, personnel: 30, brokerOffices: 8, brokers: 3, seed: 51 });
+});
+t.after(async () => {
+  await h.close();
+  await data?.cleanup();
+});
+
+t('liveness answers while the process lives; readiness names what is down', async () => {
+  const live = await h.call('GET', '/v1/health/live');
+  assert.is(live.status, 200);
+  assert.is(live.body.data.status, 'alive');
+  const dead = await startHarness({ ES_URL: `http://127.0.0.1:${await closedPort()}` });
+  try {
+    assert.is((await dead.call('GET', '/v1/health/live')).status, 200, 'alive with Elasticsearch gone');
+    const ready = await dead.call('GET', '/v1/health');
+    assertError(ready, 503, 'SERVICE_UNAVAILABLE', { field: 'elasticsearch', issue: 'unreachable' });
+    assert.ok(Number(ready.headers.get('retry-after')) > 0, 'Retry-After on 503');
+  } finally {
+    await dead.close();
+  }
+});
+
+t('ES_URL with several nodes: a dead node is skipped, every call answers', async () => {
+  const env = { ES_URL: `http://127.0.0.1:${await closedPort()},${ES.origin}`, BINTEL_CACHE_TTL_S: '0' };
+  const two = await startHarness(env);
+  try {
+    const { secret } = await withOrg(two, { milli: 1_000_000 });
+    for (let i = 0; i < 6; i++) {
+      const res = await two.call('GET', `/v1/companies?page_size=2&page=${i}`, { secret });
+      assert.is(res.status, 200, JSON.stringify(res.body));
+      const detail = await two.call('GET', `/v1/companies/${res.body.data[0].id}`, { secret });
+      assert.is(detail.status, 200, JSON.stringify(detail.body));
+    }
+  } finally {
+    await two.close();
+  }
+});
+
+t('a stalled Elasticsearch: 503 with Retry-After within the deadline, nothing charged', async () => {
+  const hole = await blackHole();
+  const slow = await startHarness({ ES_URL: hole.url, BINTEL_ES_TIMEOUT_MS: '800' });
+  try {
+    const { org, secret } = await withOrg(slow, { milli: 1_000_000 });
+    const started = Date.now();
+    const res = await slow.call('GET', '/v1/companies?page_size=2', { secret });
+    const ms = Date.now() - started;
+    assertError(res, 503, 'SERVICE_UNAVAILABLE');
+    assert.ok(Number(res.headers.get('retry-after')) > 0);
+    // The deadline is what ends the call (a few 0.8 s deadlines with the client's retries), not
+    // the client's default of a minute: a property of the configuration, far from any noise.
+    assert.ok(ms < 30_000, `answered after ${ms} ms`);
+    assert.is(await slow.running.services.credits.balance(org), 1_000_000, 'nothing charged');
+  } finally {
+    await slow.close();
+    await hole.close();
+  }
+});
+
+t.run();
