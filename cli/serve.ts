@@ -1,6 +1,7 @@
 /**
  * `bintel serve`, `bintel keys ...` and `bintel credits ...`: wiring only.
  */
+import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../core/config.ts';
@@ -45,6 +46,43 @@ export async function serveForeground(port?: number, host?: string): Promise<voi
   process.stdout.write(`bintel API listening on ${running.url} (namespace ${config.namespace}); Ctrl-C stops it\n`);
   await untilStopped();
   await running.close();
+  // A process of `serve --workers N` keeps its channel to the primary open: leave it once closed.
+  if (cluster.isWorker) process.exit(0);
+}
+
+/**
+ * `serve --workers N`: forks N server processes that share the listening port (node:cluster;
+ * each is a whole API, state lives in Redis). SIGINT/SIGTERM is passed on; each finishes its
+ * in-flight requests; the primary exits 0 once all have, 1 when one died otherwise. A worker
+ * that dies while serving is replaced.
+ */
+async function servePrimary(workers: number): Promise<void> {
+  let stopping = false;
+  let failed = false;
+  const fork = () => cluster.fork();
+  for (let i = 0; i < workers; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    process.stderr.write(`bintel: server process ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
+    failed = failed || code !== 0;
+    fork();
+  });
+  await untilStopped();
+  stopping = true;
+  const alive = Object.values(cluster.workers ?? {}).filter((w): w is NonNullable<typeof w> => !!w);
+  await Promise.all(
+    alive.map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          w.once('exit', (code) => {
+            failed = failed || (code !== 0 && code !== null);
+            resolve();
+          });
+          w.process.kill('SIGTERM');
+        }),
+    ),
+  );
+  process.exitCode = failed ? 1 : 0;
 }
 
 /** Until SIGINT or SIGTERM. */
@@ -84,7 +122,12 @@ export function registerServerCommands(program: Command): void {
     .description('serve the HTTP API (PORT, default 3000)')
     .option('--port <n>', 'port (default $PORT or 3000)', (v) => Number(v))
     .option('--host <host>', 'interface to bind (default $BINTEL_HOST or 127.0.0.1)')
-    .action((o: { port?: number; host: string }) => serveForeground(o.port, o.host));
+    .option('--workers <n>', 'server processes sharing the port (node:cluster); they share all state through Redis', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
+      return n;
+    }, 1)
+    .action((o: { port?: number; host: string; workers: number }) => (o.workers > 1 && cluster.isPrimary ? servePrimary(o.workers) : serveForeground(o.port, o.host)));
 
   const users = program.command('users').description("a user's account details (the default sender of writing jobs)");
   users
