@@ -58,8 +58,8 @@ class TranslatingRedis extends Redis {
 /** A cluster redirection reply (MOVED, ASK), which the cluster client follows itself. */
 export const isRedirection = (err: Error): boolean => err instanceof ReplyError && /^(MOVED|ASK) /.test(err.message);
 
-/** A command to a cluster node unanswered for this long fails (503), instead of waiting for a node that is gone. */
-const CLUSTER_COMMAND_TIMEOUT_MS = 5000;
+/** A command unanswered for this long fails (503), instead of waiting for a node that is gone or hung. */
+const REDIS_COMMAND_TIMEOUT_MS = 5000;
 
 /** What ioredis' Cluster client throws about its connections (its node connections are not ours to wrap). */
 const CLUSTER_CONNECTION_ERRORS = /^(Connection is closed\.|Cluster isn't ready|Command timed out|Cluster is ended\.|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Stream isn't writeable)/;
@@ -148,7 +148,7 @@ export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: 
       retryDelayOnClusterDown: 300,
       retryDelayOnTryAgain: 200,
       slotsRefreshTimeout: Math.max(1000, connectTimeout),
-      redisOptions: { ...auth, connectTimeout, maxRetriesPerRequest, ...(blocking ? {} : { commandTimeout: CLUSTER_COMMAND_TIMEOUT_MS }) },
+      redisOptions: { ...auth, connectTimeout, maxRetriesPerRequest, ...(blocking ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }) },
     });
     return cluster as unknown as RedisClient;
   }
@@ -158,6 +158,9 @@ export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: 
     connectTimeout,
     enableOfflineQueue: true,
     enableAutoPipelining,
+    // A slow or hung Redis: a command unanswered for 5 s fails (503) instead of holding the
+    // request; blocking clients (BullMQ workers) wait as their commands mean to.
+    ...(maxRetriesPerRequest === null ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
   });
 }
 
