@@ -56,8 +56,8 @@ const loadOptions = (c: Command) =>
     .option('--sandbox', 'load into the sandbox namespace that test keys read')
     .option('--batch-size <n>', 'documents per bulk request', positiveInt, 2000)
     .option('--concurrency <n>', 'bulk requests in flight', positiveInt, 2)
-    .option('--shards <n>', 'primary shards of the new index', positiveInt, 1)
-    .option('--replicas <n>', 'replicas of the new index once loaded', nonNegativeInt, 0);
+    .option('--shards <n>', 'primary shards of the new index (default $BINTEL_SHARDS or 1)', positiveInt)
+    .option('--replicas <n>', 'replicas of the new index once loaded (default $BINTEL_REPLICAS or 0)', nonNegativeInt);
 
 export function registerIngestCommands(program: Command): void {
   loadOptions(

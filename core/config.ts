@@ -11,6 +11,9 @@ export interface Config {
   readonly esUrl: string;
   /** Every node URL of ES_URL (comma-separated): the API and the CLI spread requests over them and fail over. */
   readonly esNodes: readonly string[];
+  /** Primary shards and replicas of a new index (BINTEL_SHARDS, BINTEL_REPLICAS; `bintel ingest --shards/--replicas` override). */
+  readonly shards: number;
+  readonly replicas: number;
   /** Deadline of one Elasticsearch request made by the API, in ms (BINTEL_ES_TIMEOUT_MS): past it the call is 503 with Retry-After. */
   readonly esTimeoutMs: number;
   /** Redis URL. */
@@ -178,6 +181,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esUrl,
     esNodes,
     esTimeoutMs: positive('BINTEL_ES_TIMEOUT_MS', 10_000),
+    shards: positive('BINTEL_SHARDS', 1),
+    replicas: nonNegative('BINTEL_REPLICAS', 0),
     redisUrl,
     redisClusterNodes,
     namespace,

@@ -42,8 +42,9 @@ export function namespaceFor(config: Config, sandbox?: boolean): string {
   return sandbox ? sandboxNamespace(config.namespace) : config.namespace;
 }
 
-function shapeOf(flags: LoadFlags): IndexShape {
-  return { shards: flags.shards ?? 1, replicas: flags.replicas ?? 0 };
+/** The shape of a new index: the flags, else the configuration (BINTEL_SHARDS, BINTEL_REPLICAS). */
+function shapeOf(flags: LoadFlags, config: Pick<Config, 'shards' | 'replicas'>): IndexShape {
+  return { shards: flags.shards ?? config.shards, replicas: flags.replicas ?? config.replicas };
 }
 
 function checkPositive(name: string, v: number | undefined): void {
@@ -93,7 +94,7 @@ async function runLoad(config: Config, es: Es, flags: LoadFlags, run: LoadRun): 
         sourceLabel: run.sourceLabel,
         batchSize: flags.batchSize ?? DEFAULTS.batchSize,
         concurrency: flags.concurrency ?? DEFAULTS.concurrency,
-        shape: shapeOf(flags),
+        shape: shapeOf(flags, config),
         report: run.report,
         allowEmpty: run.allowEmpty,
         signal,
