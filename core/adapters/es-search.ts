@@ -18,6 +18,9 @@ export interface EsSearch {
   close(): Promise<void>;
 }
 
+/** Waits before asking again a node that answered 429 (too many requests); then the call is 503. */
+const BUSY_BACKOFF_MS = [50, 200, 500] as const;
+
 /** Connection-level failures worth one retry (a keep-alive socket closed by the server). */
 const RETRYABLE = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
@@ -44,10 +47,17 @@ export function createEsSearch(esUrl: string | readonly string[], opts: { reques
   let next = 0;
 
   async function once<T>(node: Node, index: string, body: string): Promise<estypes.SearchResponse<T>> {
-    const res = await node.pool.request({ method: 'POST', path: `${node.base}/${encodeURIComponent(index)}/_search`, headers: node.headers, body });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw answerError(res.statusCode, text, index);
-    return JSON.parse(text) as estypes.SearchResponse<T>;
+    for (let busy = 0; ; busy++) {
+      const res = await node.pool.request({ method: 'POST', path: `${node.base}/${encodeURIComponent(index)}/_search`, headers: node.headers, body });
+      const text = await res.body.text();
+      // 429: the node's search queue is full. Back off and ask again (BUSY_BACKOFF_MS), then give up: 503.
+      if (res.statusCode === 429 && busy < BUSY_BACKOFF_MS.length) {
+        await new Promise((r) => setTimeout(r, BUSY_BACKOFF_MS[busy]));
+        continue;
+      }
+      if (res.statusCode >= 300) throw answerError(res.statusCode, text, index);
+      return JSON.parse(text) as estypes.SearchResponse<T>;
+    }
   }
 
   return {

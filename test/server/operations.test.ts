@@ -7,6 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server, type Socket } from 'node:net';
+import http from 'node:http';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('operations');
@@ -99,6 +100,53 @@ t('a stalled Elasticsearch: 503 with Retry-After within the deadline, nothing ch
   } finally {
     await slow.close();
     await hole.close();
+  }
+});
+
+/** An HTTP proxy to Elasticsearch that answers 429 to the next `busy` searches (a full search queue). */
+async function busyProxy(): Promise<{ url: string; busy: (n: number) => void; close: () => Promise<void> }> {
+  let busy = 0;
+  const server = http.createServer((req, res) => {
+    if (req.url?.includes('/_search') && busy > 0) {
+      busy--;
+      req.resume();
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { type: 'es_rejected_execution_exception', reason: 'search queue full' }, status: 429 }));
+      return;
+    }
+    const up = http.request({ host: ES.hostname, port: ES.port || 9200, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    busy: (n) => (busy = n),
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+t('Elasticsearch answering 429: backed off and asked again; still busy: 503 with Retry-After, nothing charged', async () => {
+  const proxy = await busyProxy();
+  const busy = await startHarness({ ES_URL: proxy.url, BINTEL_CACHE_TTL_S: '0' });
+  try {
+    const { org, secret } = await withOrg(busy, { milli: 1_000_000 });
+    proxy.busy(2);
+    const ok = await busy.call('GET', '/v1/companies?page_size=2', { secret });
+    assert.is(ok.status, 200, JSON.stringify(ok.body));
+    const paid = await busy.running.services.credits.balance(org);
+    proxy.busy(1000);
+    const res = await busy.call('GET', '/v1/companies?page_size=2&page=1', { secret });
+    assertError(res, 503, 'SERVICE_UNAVAILABLE');
+    assert.ok(Number(res.headers.get('retry-after')) > 0);
+    assert.is(await busy.running.services.credits.balance(org), paid, 'the refused call charged nothing');
+  } finally {
+    proxy.busy(0);
+    await busy.close();
+    await proxy.close();
   }
 });
 
