@@ -11,6 +11,8 @@ export interface Config {
   readonly esUrl: string;
   /** Every node URL of ES_URL (comma-separated): the API and the CLI spread requests over them and fail over. */
   readonly esNodes: readonly string[];
+  /** How long a stopping server (SIGTERM) lets in-flight requests finish, in ms. */
+  readonly shutdownMs: number;
   /** Primary shards and replicas of a new index (BINTEL_SHARDS, BINTEL_REPLICAS; `bintel ingest --shards/--replicas` override). */
   readonly shards: number;
   readonly replicas: number;
@@ -181,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esUrl,
     esNodes,
     esTimeoutMs: positive('BINTEL_ES_TIMEOUT_MS', 10_000),
+    shutdownMs: positive('BINTEL_SHUTDOWN_MS', 10_000),
     shards: positive('BINTEL_SHARDS', 1),
     replicas: nonNegative('BINTEL_REPLICAS', 0),
     redisUrl,

@@ -28,7 +28,8 @@ function redacted(url: URL): string {
 /** The redis-server arguments for the URL: its port, loopback only, no persistence. */
 function serverArgs(url: URL, dir: string): string[] {
   const args = ['--port', port(url), '--bind', url.hostname === '[::1]' ? '::1' : '127.0.0.1'];
-  args.push('--save', '', '--appendonly', 'no', '--daemonize', 'yes');
+  // Credits, keys and tags live here: the append-only file, fsynced every second, in the data directory.
+  args.push('--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--daemonize', 'yes');
   args.push('--dir', dir, '--pidfile', join(dir, `redis-${port(url)}.pid`), '--logfile', logFile(url, dir));
   // A password in the URL would otherwise make every AUTH fail against the new server.
   if (url.password) args.push('--requirepass', decodeURIComponent(url.password));
@@ -63,7 +64,7 @@ export async function ensureRedis(config: Config, log: (line: string) => void = 
   }
   const dir = join(config.home, 'redis');
   await mkdir(dir, { recursive: true });
-  log(`starting redis-server at ${redacted(url)} (no persistence; pid file and log in ${dir})`);
+  log(`starting redis-server at ${redacted(url)} (append-only file, fsync every second; data, pid file and log in ${dir})`);
   runChecked('redis-server', serverArgs(url, dir), 'redis-server');
   if (await waitForRedis(config.redisUrl)) return { started: true };
   const tail = await tailFile(logFile(url, dir), 20);

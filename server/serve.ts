@@ -48,7 +48,12 @@ export async function serve(config: Config, opts: { port?: number; host?: string
     services,
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     close: async () => {
-      await new Promise<void>((r) => server.close(() => r()));
+      // Stop accepting; idle keep-alive connections close now, in-flight requests get up to
+      // BINTEL_SHUTDOWN_MS to finish, then what is left is cut.
+      const drained = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections?.();
+      const bound = new Promise<void>((r) => setTimeout(r, config.shutdownMs).unref());
+      await Promise.race([drained, bound]);
       server.closeAllConnections?.();
       if (cleanup) clearInterval(cleanup);
       await services.close();

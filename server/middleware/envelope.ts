@@ -29,12 +29,26 @@ function fromHttpError(err: { status?: number; expose?: boolean; message?: strin
 }
 
 /** The outermost middleware: request id, timing log line, error envelope. */
+/**
+ * Headers on every answer: no content sniffing, no framing (the docs page included), no referrer,
+ * nothing cached by shared caches (answers depend on the key). No CORS headers: browsers on other
+ * origins cannot call the API with a key unless an operator puts a proxy in front that allows it.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+});
+
 export function envelope(log: Logger) {
   return async function envelopeMiddleware(ctx: Context, next: Next): Promise<void> {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID_RE.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    ctx.set(SECURITY_HEADERS);
     const started = performance.now();
     try {
       await next();

@@ -8,9 +8,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server, type Socket } from 'node:net';
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('operations');
+const ROOT = new URL('../..', import.meta.url).pathname;
 const ES = new URL((process.env.ES_URL || 'http://127.0.0.1:9200').split(',')[0]);
 let h: Harness;
 let data: DataFiles | undefined;
@@ -147,6 +149,48 @@ t('Elasticsearch answering 429: backed off and asked again; still busy: 503 with
     proxy.busy(0);
     await busy.close();
     await proxy.close();
+  }
+});
+
+t('security headers on every answer, no CORS; a secret never reaches a log line', async () => {
+  for (const path of ['/v1/health/live', '/v1/companies', '/v1/nope', '/v1/docs']) {
+    const res = await h.call('GET', path);
+    assert.is(res.headers.get('x-content-type-options'), 'nosniff', path);
+    assert.is(res.headers.get('x-frame-options'), 'DENY', path);
+    assert.is(res.headers.get('access-control-allow-origin'), null, path);
+  }
+  // A server process logging everything (debug) while keys are issued, used, rotated and misused.
+  const port = await closedPort();
+  const env = { ...process.env, BINTEL_NAMESPACE: h.config.namespace, LOG_LEVEL: 'debug' };
+  const server = spawn(process.execPath, [`${ROOT}bin/bintel.js`, 'serve', '--port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let logs = '';
+  server.stdout.on('data', (d) => (logs += d));
+  server.stderr.on('data', (d) => (logs += d));
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100 && !(await fetch(`${base}/v1/health/live`).then((r) => r.ok).catch(() => false)); i++) await new Promise((r) => setTimeout(r, 100));
+    const { key, secret } = await withOrg(h, { milli: 1_000_000 });
+    const secrets = [secret];
+    const call = (path: string, s: string, init: RequestInit = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${s}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    await call('/v1/companies?page_size=2', secret);
+    const child = (await (await call('/v1/api-keys', secret, { method: 'POST', body: JSON.stringify({ scopes: ['read:companies'], name: 'c' }) })).json()) as { data: { secret: string } };
+    secrets.push(child.data.secret);
+    await call('/v1/whoami', child.data.secret);
+    const rotated = (await (await call(`/v1/api-keys/${key.id}/rotate`, secret, { method: 'POST' })).json()) as { data: { secret: string } };
+    secrets.push(rotated.data.secret);
+    await call('/v1/whoami', secret); // the old secret, now refused
+    await call('/v1/whoami', `${rotated.data.secret}x`); // malformed
+    await call(`/v1/companies?search=${encodeURIComponent(rotated.data.secret)}`, rotated.data.secret);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(logs.includes('"msg":"request"'), 'the server logged the requests');
+    for (const s of secrets) {
+      assert.ok(s.length > 20);
+      assert.not.ok(logs.includes(s), 'a secret appears in the logs');
+      assert.not.ok(logs.includes(s.slice(8)), 'the random part of a secret appears in the logs');
+    }
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
   }
 });
 
