@@ -52,7 +52,7 @@ t.after(async () => {
 
 t('references to a parent that was never loaded are refused with the load order', async () => {
   const err = await refused(ingest('personnel', join(dir, 'personnel.csv')));
-  assert.match(err.message, /load companies first|load broker-offices first/i);
+  assert.match(err.message, /load companies first|load broker-offices first/i, err.message);
   assert.is(await liveIndex(es, ns, 'personnel'), null, 'no alias created');
 });
 
