@@ -10,6 +10,7 @@ import { createServices } from '../server/context.ts';
 import { toCredits, toMilli } from '../server/pricing.ts';
 import { ALL_SCOPES } from '../server/scopes.ts';
 import { setProfile } from '../server/writing/refs.ts';
+import { exportState, importState } from '../server/services/state.ts';
 
 /** Runs `fn` with connected services, closing them after. */
 export async function withServices<T>(fn: (s: ReturnType<typeof createServices>) => Promise<T>): Promise<T> {
@@ -128,6 +129,24 @@ export function registerServerCommands(program: Command): void {
       return n;
     }, 1)
     .action((o: { port?: number; host: string; workers: number }) => (o.workers > 1 && cluster.isPrimary ? servePrimary(o.workers) : serveForeground(o.port, o.host)));
+
+  const state = program.command('state').description("the namespace's durable Redis state (keys, pools, usage, tags, CRM context, writing records, jobs, feedback) as JSON lines");
+  state
+    .command('export')
+    .description('write every durable key of the namespace (BINTEL_NAMESPACE) to FILE; secrets are never stored, only their hashes')
+    .argument('<file>')
+    .action(async (file: string) => {
+      const n = await withServices((s) => exportState(s.redis, s.config.namespace, file));
+      process.stdout.write(`exported ${n} keys to ${file}\n`);
+    });
+  state
+    .command('import')
+    .description('write the keys of FILE into the namespace (BINTEL_NAMESPACE), replacing keys of the same name')
+    .argument('<file>')
+    .action(async (file: string) => {
+      const n = await withServices((s) => importState(s.redis, s.config.namespace, file));
+      process.stdout.write(`imported ${n} keys from ${file}\n`);
+    });
 
   const users = program.command('users').description("a user's account details (the default sender of writing jobs)");
   users
