@@ -62,4 +62,29 @@ test('10 readers during a reindex and a reload: no failed query, the alias on th
   console.log(`\n  ${calls} API calls during a reindex and a reload of 4,000 companies: ${failures.length} failed`);
 });
 
+test('a walk that spans the alias swap says stale_cursor, never mixes indices; counts follow the new index', async () => {
+  const { secret } = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000_000 });
+  const q = '/v1/companies?states=TX,CA,NY,FL&page_size=7';
+  const first = await h.call('GET', q, { secret });
+  assert.is(first.status, 200);
+  const cursor = first.body.meta.next_cursor as string;
+  // A file with fewer rows: after the reload the counts must say so.
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const lines = (await readFile(data!.files.companies, 'utf8')).trim().split('\n');
+  const smaller = `${data!.files.companies}.smaller.csv`;
+  await writeFile(smaller, `${lines.slice(0, 3001).join('\n')}\n`);
+  await ingestFile(h.config, 'companies', smaller, { progress: null });
+  const next = await h.call('GET', `${q}&cursor=${encodeURIComponent(cursor)}`, { secret });
+  assert.is(next.status, 400, JSON.stringify(next.body));
+  assert.is(next.body.error.details[0].issue, 'stale_cursor');
+  const direct = await h.running.services.es.count({ index: aliasName(h.config.namespace, 'companies'), query: { terms: { state: ['TX', 'CA', 'NY', 'FL'] } } });
+  let total: number | undefined;
+  for (let i = 0; i < 50 && total === undefined; i++) {
+    total = (await h.call('GET', q, { secret })).body.meta.total_count;
+    if (total === undefined) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.is(total, direct.count, 'the count is of the new index');
+  assert.ok(total! < first.body.meta.total_count, `${total} rows now, ${first.body.meta.total_count} before`);
+});
+
 test.run();
