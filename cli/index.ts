@@ -2,6 +2,7 @@
  * The bintel CLI: commander wiring only. The work lives in ingest/ and server/.
  */
 import { Command } from 'commander';
+import { API_VERSION } from '../server/version.ts';
 import { registerEsCommands } from './es.ts';
 import { registerTestCommand } from './test.ts';
 import { registerIngestCommands } from './ingest.ts';
@@ -16,7 +17,7 @@ const program = new Command();
 program
   .name('bintel')
   .description('Benefits-intelligence data API: local services, data generation, ingest, indices, keys and the API server')
-  .version('0.1.0')
+  .version(API_VERSION)
   .showHelpAfterError();
 
 registerEsCommands(program);

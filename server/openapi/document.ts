@@ -9,8 +9,9 @@ import type { Schema } from './params.ts';
 import { componentSchemas, envelopeOf, errorResponses } from './schemas.ts';
 import { exampleOf } from './examples.ts';
 
-/** The API version (spec, Versioning). */
-export const API_VERSION = '1.0.0-internal-phase-1';
+import { API_VERSION } from '../version.ts';
+
+export { API_VERSION };
 
 /** Statuses every keyed call may answer with: credentials, scope, rate limit, internal, unavailable. */
 const KEYED_ERRORS = [401, 403, 429, 500, 503];
@@ -93,7 +94,8 @@ export function openApiDocument(opts: DocumentOptions = {}): Schema {
     info: {
       title: 'bintel benefits-intelligence data API',
       version: API_VERSION,
-      description: 'Companies, personnel, broker offices and brokers from Form 5500 filings. Every response is an envelope: `{ok: true, data, meta}` or `{ok: false, error: {code, message, details, request_id}, meta: {credits_charged: 0}}`. Generated at start from the definitions the server validates with.',
+      description: 'Companies, personnel, broker offices and brokers from Form 5500 filings. Every response is an envelope: `{ok: true, data, meta}` or `{ok: false, error: {code, message, details, request_id}, meta: {credits_charged: 0}}`. Generated at start from the definitions the server validates with. What changed, and when: the dated changelog at [/v1/changelog](/v1/changelog).',
+      'x-changelog': '/v1/changelog',
     },
     servers: [{ url: '/', description: 'This server' }],
     tags: tagNames.map((name) => ({ name, description: TAGS[name] ?? `The ${name} resource: list, detail, CSV export, and lookups or batches where it has them.` })),

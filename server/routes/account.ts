@@ -2,6 +2,8 @@
  * Health, whoami and credits.
  */
 import Router from '@koa/router';
+import { changelog } from '../changelog.ts';
+import { API_VERSION } from '../version.ts';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
 import { authOf, requireLiveKey } from '../middleware/auth.ts';
@@ -46,6 +48,10 @@ async function redisState(services: Services): Promise<Dependency> {
  */
 export function healthRoutes(services: Services): Router {
   const r = new Router();
+  r.get('/v1/changelog', (ctx) => {
+    const entries = changelog();
+    ok(ctx, entries, { version: API_VERSION, returned: entries.length });
+  });
   r.get('/v1/health/live', (ctx) => {
     ok(ctx, { status: 'alive', uptime_s: Math.round(process.uptime()), pid: process.pid });
   });
@@ -56,7 +62,7 @@ export function healthRoutes(services: Services): Router {
     if (es.issue) details.push({ field: 'elasticsearch', issue: es.issue });
     if (redis.issue) details.push({ field: 'redis', issue: redis.issue });
     if (details.length) throw new ApiError('SERVICE_UNAVAILABLE', `Unavailable: ${details.map((d) => d.field).join(', ')}`, details);
-    ok(ctx, { status: 'ok', elasticsearch: { ok: es.ok, status: es.status }, redis: { ok: redis.ok, status: redis.status }, version: '1.0.0-internal-phase-1', ms: Math.round(performance.now() - started) });
+    ok(ctx, { status: 'ok', elasticsearch: { ok: es.ok, status: es.status }, redis: { ok: redis.ok, status: redis.status }, version: API_VERSION, ms: Math.round(performance.now() - started) });
   });
   return r;
 }

@@ -1,0 +1,61 @@
+/**
+ * The dated changelog: GET /v1/changelog serves CHANGELOG.md as JSON without a key; the version
+ * in package.json, the OpenAPI document's info and the newest changelog entry agree; the
+ * behaviour changes the spec records are all there; the OpenAPI info links to it.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFile } from 'node:fs/promises';
+import { parseChangelog } from '../../server/changelog.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+const t = suite('changelog');
+let h: Harness;
+
+t.before(async () => {
+  h = await startHarness();
+});
+t.after(() => h.close());
+
+t('GET /v1/changelog: no key, dated entries newest first, each change typed', async () => {
+  const res = await h.call('GET', '/v1/changelog');
+  assert.is(res.status, 200);
+  const entries = res.body.data as { version: string; date: string; changes: { type: string; description: string }[] }[];
+  assert.ok(entries.length >= 1);
+  for (let i = 0; i < entries.length; i++) {
+    assert.match(entries[i].date, /^\d{4}-\d{2}-\d{2}$/);
+    if (i) assert.ok(entries[i - 1].date >= entries[i].date, 'newest first');
+    assert.ok(entries[i].changes.length > 0);
+    for (const c of entries[i].changes) {
+      assert.ok(['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security'].includes(c.type), c.type);
+      assert.ok(c.description.length > 10);
+    }
+  }
+});
+
+t('package.json, the OpenAPI info and the newest changelog entry name the same version', async () => {
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const doc = (await h.call('GET', '/v1/openapi.json')).body;
+  const [newest] = parseChangelog(await readFile(new URL('../../CHANGELOG.md', import.meta.url), 'utf8'));
+  assert.is(doc.info.version, pkg.version);
+  assert.is(newest.version, pkg.version);
+  assert.is(doc.info['x-changelog'], '/v1/changelog');
+  assert.match(doc.info.description, '/v1/changelog');
+});
+
+t('the behaviour changes the spec records are in the changelog', async () => {
+  const text = (await h.call('GET', '/v1/changelog')).body.data.flatMap((e: { changes: { description: string }[] }) => e.changes.map((c) => c.description)).join('\n');
+  for (const needle of ['`lead_type` is required', '`lead_source` is an object', 'empty `cf[...]`', '`broker_office_name`', 'Single play creation returns an object', '`companyName` and `versionName`', 'dry runs share the real job']) {
+    assert.ok(text.includes(needle), needle);
+  }
+});
+
+t('the parser: [Unreleased] and undated headings are left out; continued lines join', () => {
+  const parsed = parseChangelog('# C\n\n## [Unreleased]\n### Added\n- soon\n\n## [2.0.0] - 2027-01-02\n### Fixed\n- a fix\n  that wraps\n\n## [1.0.0] - 2026-01-01\n### Added\n- first\n');
+  assert.equal(parsed, [
+    { version: '2.0.0', date: '2027-01-02', changes: [{ type: 'Fixed', description: 'a fix that wraps' }] },
+    { version: '1.0.0', date: '2026-01-01', changes: [{ type: 'Added', description: 'first' }] },
+  ]);
+});
+
+t.run();
