@@ -11,6 +11,7 @@ import { toCredits, toMilli } from '../server/pricing.ts';
 import { ALL_SCOPES } from '../server/scopes.ts';
 import { setProfile } from '../server/writing/refs.ts';
 import { exportState, importState } from '../server/services/state.ts';
+import { JwtService } from '../server/services/jwt.ts';
 
 /** Runs `fn` with connected services, closing them after. */
 export async function withServices<T>(fn: (s: ReturnType<typeof createServices>) => Promise<T>): Promise<T> {
@@ -129,6 +130,37 @@ export function registerServerCommands(program: Command): void {
       return n;
     }, 1)
     .action((o: { port?: number; host: string; workers: number }) => (o.workers > 1 && cluster.isPrimary ? servePrimary(o.workers) : serveForeground(o.port, o.host)));
+
+  const jwt = program.command('jwt').description('JWT bearer tokens (BINTEL_JWT_*): mint for operators and tests, revoke');
+  jwt
+    .command('mint')
+    .description('sign a token with BINTEL_JWT_PRIVATE_KEY (RS256/ES256) or BINTEL_JWT_SECRET (HS256); prints the token alone')
+    .requiredOption('--org <org>', 'organization (the org claim)')
+    .requiredOption('--user <user>', 'user (the sub claim)')
+    .option('--scopes <list>', `comma-separated scopes (default all: ${ALL_SCOPES.join(',')})`, scopesArg)
+    .option('--tier <tier>', 'basic or advanced', 'advanced')
+    .option('--type <type>', 'live or test', 'live')
+    .option('--ttl <seconds>', 'lifetime in seconds (at most BINTEL_JWT_MAX_TTL_S)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number of seconds');
+      return n;
+    }, 3600)
+    .option('--json', 'print {token, jti, exp}')
+    .action(async (o: { org: string; user: string; scopes?: string[]; tier: string; type: string; ttl: number; json?: boolean }) => {
+      if (!['live', 'test'].includes(o.type)) throw new InvalidArgumentError('--type must be live or test');
+      if (!['basic', 'advanced'].includes(o.tier)) throw new InvalidArgumentError('--tier must be basic or advanced');
+      const minted = await new JwtService(loadConfig().jwt).mint({ org: o.org, user: o.user, scopes: o.scopes ?? [...ALL_SCOPES], tier: o.tier as 'basic' | 'advanced', type: o.type as 'live' | 'test', ttlS: o.ttl });
+      print(!!o.json, minted, minted.token);
+    });
+  jwt
+    .command('revoke')
+    .description('refuse a token at once in every process, until it would have expired')
+    .argument('<jti>')
+    .option('--ttl <seconds>', 'how long to keep the revocation (default BINTEL_JWT_MAX_TTL_S, the longest a token lives)', (v) => Number(v))
+    .action(async (jti: string, o: { ttl?: number }) => {
+      await withServices((s) => s.keys.revokeToken(jti, o.ttl ?? s.config.jwt.maxTtlS));
+      process.stdout.write(`revoked token ${jti}\n`);
+    });
 
   const state = program.command('state').description("the namespace's durable Redis state (keys, pools, usage, tags, CRM context, writing records, jobs, feedback) as JSON lines");
   state

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * Configuration, read once from the environment, validated and frozen.
  * Nothing else in the code base reads process.env: it receives a Config.
@@ -11,6 +12,21 @@ export interface Config {
   readonly esUrl: string;
   /** Every node URL of ES_URL (comma-separated): the API and the CLI spread requests over them and fail over. */
   readonly esNodes: readonly string[];
+  /**
+   * JWT bearer tokens (server/services/jwt.ts): the verification key (an HS256 secret, an
+   * RS256/ES256 public key in PEM, or a JWKS file or URL), the expected issuer and audience, the
+   * signing key of `bintel jwt mint` (PEM, or the HS256 secret), and the longest lifetime a token
+   * may have. With no verification key, tokens are refused (401) and API keys work as ever.
+   */
+  readonly jwt: {
+    readonly secret: string | null;
+    readonly publicKey: string | null;
+    readonly jwks: string | null;
+    readonly privateKey: string | null;
+    readonly issuer: string | null;
+    readonly audience: string | null;
+    readonly maxTtlS: number;
+  };
   /** How long a stopping server (SIGTERM) lets in-flight requests finish, in ms. */
   readonly shutdownMs: number;
   /** Primary shards and replicas of a new index (BINTEL_SHARDS, BINTEL_REPLICAS; `bintel ingest --shards/--replicas` override). */
@@ -103,6 +119,17 @@ const NAMESPACE_RE = /^[a-z0-9][a-z0-9_-]{0,40}$/;
 
 export class ConfigError extends Error {}
 
+/** A PEM key given inline (`-----BEGIN ...`) or as a file path; null when unset. */
+function pemOrFile(name: string, raw: string | undefined): string | null {
+  if (!raw) return null;
+  if (raw.includes('-----BEGIN')) return raw.replace(/\\n/g, '\n');
+  try {
+    return readFileSync(raw, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${name}: "${raw}" is neither a PEM key nor a readable file (${(err as Error).message})`);
+  }
+}
+
 /** REDIS_CLUSTER_NODES: comma-separated host:port (or redis:// URLs); null when unset or empty. */
 export function parseClusterNodes(raw: string | undefined): { host: string; port: number }[] | null {
   if (raw === undefined || raw.trim() === '') return null;
@@ -184,6 +211,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esNodes,
     esTimeoutMs: positive('BINTEL_ES_TIMEOUT_MS', 10_000),
     shutdownMs: positive('BINTEL_SHUTDOWN_MS', 10_000),
+    jwt: Object.freeze({
+      secret: env.BINTEL_JWT_SECRET || null,
+      publicKey: pemOrFile('BINTEL_JWT_PUBLIC_KEY', env.BINTEL_JWT_PUBLIC_KEY),
+      jwks: env.BINTEL_JWT_JWKS || null,
+      privateKey: pemOrFile('BINTEL_JWT_PRIVATE_KEY', env.BINTEL_JWT_PRIVATE_KEY),
+      issuer: env.BINTEL_JWT_ISSUER || null,
+      audience: env.BINTEL_JWT_AUDIENCE || null,
+      maxTtlS: positive('BINTEL_JWT_MAX_TTL_S', 86_400),
+    }),
     shards: positive('BINTEL_SHARDS', 1),
     replicas: nonNegative('BINTEL_REPLICAS', 0),
     redisUrl,

@@ -38,6 +38,8 @@ export interface RedisKeys {
   keyBySecret(secretHash: string): string;
   /** Requests of a secret in one rate-limit window; same slot as keyBySecret (one script reads both). */
   rateWindow(secretHash: string, window: number): string;
+  /** A revoked JWT (by the hash of its jti), in the slot of its rate window: kept until the token expires. */
+  jwtRevoked(h: string): string;
   /** API key record by id (listing, revoke, rotate): JSON. */
   key(id: string): string;
   /** Ids of every key of an organization (set). */
@@ -122,6 +124,7 @@ export function redisKeys(ns: string): RedisKeys {
   return Object.freeze({
     keyBySecret: (h: string) => `${p}{s:${h}}:apikey`,
     rateWindow: (h: string, w: number) => `${p}{s:${h}}:rl:${w}`,
+    jwtRevoked: (h: string) => `${p}{s:${h}}:revoked`,
     key: (id: string) => `${p}apikey:id:${id}`,
     orgKeys: (o: string) => `${org(o)}:keys`,
     credits: (o: string) => `${org(o)}:credits`,

@@ -18,6 +18,7 @@ import { JobQueues } from './jobs/queue.ts';
 import { JobWaiter } from './writing/waiter.ts';
 import { WritingStore } from './writing/store.ts';
 import { FeedbackStore } from './services/feedback.ts';
+import { JwtService } from './services/jwt.ts';
 
 export interface Services {
   config: Config;
@@ -41,6 +42,8 @@ export interface Services {
   writing: WritingStore;
   /** Bug reports and review flags. */
   feedback: FeedbackStore;
+  /** JWT bearer tokens: verification (and minting, for the CLI). */
+  jwt: JwtService;
   /** Long polls of writing jobs: one Redis subscriber per process (writing/waiter.ts). */
   writingWaiter: JobWaiter;
   /** Elasticsearch namespace a key reads: the sandbox for test keys. */
@@ -70,6 +73,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     cursors: new CursorCodec(redis, rk.cursorSecret()),
     writing: new WritingStore(redis, rk),
     feedback: new FeedbackStore(redis, rk),
+    jwt: new JwtService(config.jwt),
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     jobs: undefined as unknown as JobQueues,

@@ -24,6 +24,7 @@ export const ISSUE_CODES = [
   'invalid_cursor', 'stale_cursor', 'conflicts_with_cursor', 'cursor_filter_mismatch',
   // Credentials (401)
   'missing_credentials', 'malformed_credentials', 'invalid_credentials', 'revoked_key', 'rotated_key',
+  'invalid_token', 'expired_token', 'revoked_token', 'tokens_not_accepted',
   // Permissions (403)
   'forbidden', 'missing_scope', 'test_key_not_allowed', 'not_root_key', 'scope_not_held_by_parent', 'tier_above_parent',
   'unknown_scope', 'not_a_data_read_scope', 'revoked', 'internal_only', 'crm_context_required', 'advanced_field',

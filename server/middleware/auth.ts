@@ -7,6 +7,7 @@
  * Retry-After.
  */
 import type { Context, Next } from 'koa';
+import { looksLikeJwt } from '../services/jwt.ts';
 import type { Services } from '../context.ts';
 import { ApiError, forbidden, unauthorized } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
@@ -31,9 +32,18 @@ export function authenticate(services: Services) {
     const header = ctx.get('authorization');
     if (!header) throw unauthorized('missing_credentials', 'Send Authorization: Bearer <API key>');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m || !looksLikeSecret(m[1])) throw unauthorized('malformed_credentials', 'Authorization must be "Bearer bk_live_…" or "Bearer bk_test_…"');
-    const found = await services.keys.authenticateAndCount(m[1], WINDOW_MS);
-    if (!found) throw unauthorized('invalid_credentials', 'Unknown API key');
+    if (!m || !(looksLikeSecret(m[1]) || looksLikeJwt(m[1]))) throw unauthorized('malformed_credentials', 'Authorization must be "Bearer bk_live_…", "Bearer bk_test_…" or "Bearer <JWT>"');
+    let found: { key: KeyRecord; count: number; resetMs: number } | null;
+    if (looksLikeJwt(m[1])) {
+      // A JWT: verified in this step, then counted (per token) with its revocation check.
+      const { key } = await services.jwt.verify(m[1]);
+      const counted = await services.keys.countToken(key.id.slice(4), WINDOW_MS);
+      if (!counted) throw unauthorized('revoked_token', 'This token has been revoked');
+      found = { key, ...counted };
+    } else {
+      found = await services.keys.authenticateAndCount(m[1], WINDOW_MS);
+      if (!found) throw unauthorized('invalid_credentials', 'Unknown API key');
+    }
     const { key, count, resetMs } = found;
     if (key.status === 'revoked') throw unauthorized('revoked_key', 'This API key has been revoked');
     if (key.status === 'rotated') throw unauthorized('rotated_key', 'This secret was rotated; use the new secret');

@@ -102,7 +102,7 @@ export function openApiDocument(opts: DocumentOptions = {}): Schema {
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (bk_live_..., bk_test_...) as a Bearer token. Scopes: ${ALL_SCOPES.join(', ')}; each operation lists the one it needs.` },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (bk_live_..., bk_test_...) or a JWT (when the operator configures BINTEL_JWT_*; claims sub, org, scope, tier, key_type, exp, jti) as a Bearer token. Scopes: ${ALL_SCOPES.join(', ')}; each operation lists the one it needs.` },
       },
       schemas,
       responses: errorResponses(statuses),

@@ -96,6 +96,14 @@ if n == 1 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1])) end
 return {rec, n}
 `;
 
+/** A JWT's place in its rate window, unless revoked: KEYS = revoked flag, window; ARGV = window ms. */
+const COUNT_TOKEN = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+local n = redis.call('INCR', KEYS[2])
+if n == 1 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1])) end
+return n
+`;
+
 export interface Authenticated {
   key: KeyRecord;
   /** Requests of this secret in the current window, this one included. */
@@ -107,6 +115,24 @@ export interface Authenticated {
 export class KeyService {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
     this.redis.defineCommand('bintelAuthenticate', { numberOfKeys: 2, lua: AUTHENTICATE });
+    this.redis.defineCommand('bintelCountToken', { numberOfKeys: 2, lua: COUNT_TOKEN });
+  }
+
+  /**
+   * A verified JWT's request in its rate window (per token: its jti), in one round trip with the
+   * revocation check: the count, or null when the token is revoked.
+   */
+  async countToken(jti: string, windowMs: number, now = Date.now()): Promise<{ count: number; resetMs: number } | null> {
+    const h = hashSecret(`jwt:${jti}`);
+    const window = Math.floor(now / windowMs);
+    const run = (this.redis as unknown as { bintelCountToken: (...a: (string | number)[]) => Promise<number> }).bintelCountToken;
+    const n = Number(await run.call(this.redis, this.keys.jwtRevoked(h), this.keys.rateWindow(h, window), windowMs));
+    return n < 0 ? null : { count: n, resetMs: (window + 1) * windowMs - now };
+  }
+
+  /** Revokes a JWT by its jti until `ttlS` seconds from now (its expiry): refused at once in every process. */
+  async revokeToken(jti: string, ttlS: number): Promise<void> {
+    await this.redis.set(this.keys.jwtRevoked(hashSecret(`jwt:${jti}`)), '1', 'EX', Math.max(1, Math.ceil(ttlS)));
   }
 
   /** Issues a root key (operator). */

@@ -1,0 +1,149 @@
+/**
+ * JWT bearer tokens next to API keys, verified with `jose` (never by hand).
+ *
+ * The operator configures one verification key: BINTEL_JWT_SECRET (HS256), BINTEL_JWT_PUBLIC_KEY
+ * (an RS256 or ES256 public key in PEM; the algorithm follows the key) or BINTEL_JWT_JWKS (a JWKS
+ * file or URL; RS256 and ES256), and optionally BINTEL_JWT_ISSUER and BINTEL_JWT_AUDIENCE. Only
+ * the configured algorithm is accepted: `alg: none` and an HS256 token signed with a public key
+ * (algorithm confusion) are refused. Claims map to what an API key carries:
+ *
+ *   sub → user, org → organization, scope → scopes (space-separated, known scopes only),
+ *   tier → field tier (basic|advanced, default basic), key_type → live|test (default live),
+ *   exp (required, at most BINTEL_JWT_MAX_TTL_S after iat or now), jti (required: rate limits,
+ *   usage, daily caps and revocation are per token).
+ *
+ * A verified token becomes a key record (`id` `jwt_<jti>`), so scopes, tiers, the sandbox,
+ * the organization's pool, rate limits, caps, crawl detection and tags work as for a key. It is
+ * never a root key (it cannot create API keys).
+ */
+import { createPrivateKey, createPublicKey, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Config } from '../../core/config.ts';
+import { ENTITY_NAMES } from '../../mappings/index.ts';
+import { ApiError, unauthorized, type IssueCode } from '../errors.ts';
+import { isKnownScope } from '../scopes.ts';
+import type { KeyRecord } from './keys.ts';
+
+/** A string that looks like a JWS compact token (three base64url parts, the last possibly empty: alg none). */
+export const looksLikeJwt = (s: string): boolean => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(s);
+
+type Verifier = { key: KeyObject | Uint8Array | ReturnType<typeof createLocalJWKSet>; algorithms: string[] };
+
+/** The algorithm of a PEM public key: RS256 for RSA, ES256 for P-256 EC keys. */
+function algorithmOf(key: KeyObject): string {
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType === 'ec') return 'ES256';
+  throw new Error(`BINTEL_JWT_PUBLIC_KEY: ${key.asymmetricKeyType} keys are not supported (RSA for RS256, P-256 EC for ES256)`);
+}
+
+/** The verifier of the configuration, or null when no verification key is configured. */
+function verifierOf(jwt: Config['jwt']): Verifier | null {
+  if (jwt.publicKey) {
+    const key = createPublicKey(jwt.publicKey);
+    return { key, algorithms: [algorithmOf(key)] };
+  }
+  if (jwt.jwks) {
+    const set = /^https?:\/\//.test(jwt.jwks) ? createRemoteJWKSet(new URL(jwt.jwks)) : createLocalJWKSet(JSON.parse(readFileSync(jwt.jwks, 'utf8')));
+    return { key: set as ReturnType<typeof createLocalJWKSet>, algorithms: ['RS256', 'ES256'] };
+  }
+  if (jwt.secret) return { key: createSecretKey(Buffer.from(jwt.secret, 'utf8')), algorithms: ['HS256'] };
+  return null;
+}
+
+const fail = (issue: IssueCode, message: string) => unauthorized(issue, message);
+
+/** What a verified token grants, as the key record every later step reads. */
+export function keyOfClaims(p: JWTPayload): KeyRecord {
+  const need = (name: string) => {
+    const v = p[name];
+    if (typeof v !== 'string' || !v) throw fail('invalid_token', `The token lacks the ${name} claim`);
+    return v;
+  };
+  const sub = need('sub');
+  const org = need('org');
+  const jti = need('jti');
+  const scopes = typeof p.scope === 'string' ? p.scope.split(' ').filter(Boolean) : [];
+  const unknown = scopes.filter((s) => !isKnownScope(s));
+  if (unknown.length) throw fail('invalid_token', `The token's scope claim names unknown scopes: ${unknown.join(', ')}`);
+  const tier = p.tier === undefined ? 'basic' : p.tier;
+  if (tier !== 'basic' && tier !== 'advanced') throw fail('invalid_token', 'The tier claim must be basic or advanced');
+  const type = p.key_type === undefined ? 'live' : p.key_type;
+  if (type !== 'live' && type !== 'test') throw fail('invalid_token', 'The key_type claim must be live or test');
+  return {
+    id: `jwt_${jti}`,
+    org,
+    user: sub,
+    name: `JWT ${jti}`,
+    key_type: type,
+    scopes: [...new Set(scopes)],
+    field_tier: tier,
+    entity_field_tiers: Object.fromEntries(ENTITY_NAMES.map((e) => [e, tier])),
+    field_tiers: {},
+    parent_id: `jwt:${typeof p.iss === 'string' ? p.iss : 'issuer'}`,
+    internal: false,
+    secret_prefix: '',
+    secret_hash: '',
+    status: 'active',
+    created_at: new Date((p.iat ?? Math.floor(Date.now() / 1000)) * 1000).toISOString(),
+    revoked_at: null,
+    rotated_at: null,
+  };
+}
+
+export class JwtService {
+  private readonly verifier: Verifier | null;
+
+  constructor(private readonly config: Config['jwt']) {
+    this.verifier = verifierOf(config);
+  }
+
+  get configured(): boolean {
+    return this.verifier !== null;
+  }
+
+  /** Verifies a token: its key record and expiry (seconds), or a 401 naming the issue. */
+  async verify(token: string): Promise<{ key: KeyRecord; exp: number }> {
+    if (!this.verifier) throw fail('tokens_not_accepted', 'This service takes API keys only: no JWT verification key is configured (BINTEL_JWT_SECRET, BINTEL_JWT_PUBLIC_KEY or BINTEL_JWT_JWKS)');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.verifier.key as never, {
+        algorithms: this.verifier.algorithms,
+        requiredClaims: ['exp', 'sub', 'jti'],
+        ...(this.config.issuer ? { issuer: this.config.issuer } : {}),
+        ...(this.config.audience ? { audience: this.config.audience } : {}),
+      }));
+    } catch (err) {
+      if (err instanceof errors.JWTExpired) throw fail('expired_token', 'The token has expired');
+      if (err instanceof errors.JWTClaimValidationFailed) throw fail('invalid_token', `The token's ${err.claim} claim is not accepted (${err.reason})`);
+      if (err instanceof errors.JOSEAlgNotAllowed) throw fail('invalid_token', `The token's algorithm is not accepted (this service takes ${this.verifier.algorithms.join(' or ')})`);
+      if (err instanceof errors.JOSEError) throw fail('invalid_token', `The token is not valid (${err.code})`);
+      throw err;
+    }
+    const exp = payload.exp as number;
+    const from = typeof payload.iat === 'number' ? payload.iat : Math.floor(Date.now() / 1000);
+    if (exp - from > this.config.maxTtlS) throw fail('invalid_token', `The token lives longer than the ${this.config.maxTtlS} s this service allows`);
+    return { key: keyOfClaims(payload), exp };
+  }
+
+  /** Signs a token for `bintel jwt mint` with BINTEL_JWT_PRIVATE_KEY, or the HS256 secret. */
+  async mint(c: { org: string; user: string; scopes: string[]; tier: 'basic' | 'advanced'; type: 'live' | 'test'; ttlS: number }): Promise<{ token: string; jti: string; exp: number }> {
+    if (c.ttlS > this.config.maxTtlS) throw new ApiError('VALIDATION_ERROR', `--ttl: at most ${this.config.maxTtlS} s (BINTEL_JWT_MAX_TTL_S)`);
+    const jti = randomUUID();
+    const now = Math.floor(Date.now() / 1000);
+    const exp = now + c.ttlS;
+    let key: KeyObject;
+    let alg: string;
+    if (this.config.privateKey) {
+      key = createPrivateKey(this.config.privateKey);
+      alg = algorithmOf(createPublicKey(key));
+    } else if (this.config.secret) {
+      alg = 'HS256';
+      key = createSecretKey(Buffer.from(this.config.secret, 'utf8'));
+    } else throw new Error('no signing key: set BINTEL_JWT_PRIVATE_KEY (PEM, or a file) or BINTEL_JWT_SECRET');
+    const jwt = new SignJWT({ org: c.org, scope: c.scopes.join(' '), tier: c.tier, key_type: c.type }).setProtectedHeader({ alg, typ: 'JWT' }).setSubject(c.user).setJti(jti).setIssuedAt(now).setExpirationTime(exp);
+    if (this.config.issuer) jwt.setIssuer(this.config.issuer);
+    if (this.config.audience) jwt.setAudience(this.config.audience);
+    return { token: await jwt.sign(key), jti, exp };
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * JWT bearer tokens: minted by `bintel jwt mint` (and the same code in-process), they do what a
+ * key does (scopes, tiers, sandbox, the org's pool, rate limits per token, tags per user);
+ * alg none, algorithm confusion, a wrong signature, issuer or audience, expiry, a missing claim
+ * or too long a lifetime are 401 with a clear issue; `bintel jwt revoke` refuses a token at once
+ * in every process; with no verification key configured, tokens are refused and keys work.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync, createSecretKey } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+
+const t = suite('jwt');
+const ROOT = new URL('../..', import.meta.url).pathname;
+const SECRET = 'a-long-random-hs256-secret-for-tests-only-0123456789';
+const ENV = { BINTEL_JWT_SECRET: SECRET, BINTEL_JWT_ISSUER: 'https://idp.example', BINTEL_JWT_AUDIENCE: 'bintel', BINTEL_JWT_MAX_TTL_S: '7200', BINTEL_CACHE_TTL_S: '0' };
+let h: Harness;
+let other: Harness;
+let data: DataFiles | undefined;
+let sandbox: DataFiles | undefined;
+
+function bintel(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env: { ...process.env, ...ENV, BINTEL_NAMESPACE: h.config.namespace }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
+  });
+}
+
+const mint = (c: Partial<{ org: string; user: string; scopes: string[]; tier: 'basic' | 'advanced'; type: 'live' | 'test'; ttlS: number }> & { org: string }) =>
+  h.running.services.jwt.mint({ user: 'svc', scopes: ['read:companies', 'tags:read', 'tags:write', 'credits:read'], tier: 'advanced', type: 'live', ttlS: 600, ...c });
+
+/** A token signed by hand (for the cases `mint` refuses to make). */
+async function signed(claims: Record<string, unknown>, opts: { alg?: string; key?: unknown; exp?: number; iat?: number } = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const jwt = new SignJWT(claims).setProtectedHeader({ alg: opts.alg ?? 'HS256' }).setIssuedAt(opts.iat ?? now).setExpirationTime(opts.exp ?? now + 600);
+  return jwt.sign((opts.key ?? createSecretKey(Buffer.from(SECRET))) as never);
+}
+const good = { sub: 'svc', org: 'x', jti: 'j1', scope: 'read:companies', iss: 'https://idp.example', aud: 'bintel' };
+
+t.before(async () => {
+  h = await startHarness(ENV);
+  other = await startHarness(ENV);
+  data = await loadGenerated(h, { companies: 40, personnel: 10, brokerOffices: 4, brokers: 2, seed: 121 });
+  sandbox = await loadGenerated(h, { companies: 15, personnel: 0, brokerOffices: 3, brokers: 1, seed: 122, sandbox: true });
+});
+t.after(async () => {
+  await h.close();
+  await other.close();
+  await data?.cleanup();
+  await sandbox?.cleanup();
+});
+
+t('a minted token does what a key does: scopes, tier, the pool, tags per user, sandbox for test tokens', async () => {
+  const { org } = await withOrg(h, { milli: 1_000_000 });
+  const cli = await bintel('jwt', 'mint', '--org', org, '--user', 'svc', '--scopes', 'read:companies,tags:read,tags:write', '--tier', 'basic', '--ttl', '600');
+  assert.is(cli.code, 0, cli.err);
+  const token = cli.out.trim();
+  assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+  const who = await h.call('GET', '/v1/whoami', { secret: token });
+  assert.is(who.status, 200, JSON.stringify(who.body));
+  assert.is(who.body.data.organization, org);
+  const before = await h.running.services.credits.balance(org);
+  const list = await h.call('GET', '/v1/companies?page_size=2', { secret: token });
+  assert.is(list.status, 200);
+  assert.is(list.body.meta.key_tier, 'basic');
+  assert.is(before - (await h.running.services.credits.balance(org)), Math.round(list.body.meta.credits_charged * 1000), 'charged to the org pool');
+  assertError(await h.call('GET', '/v1/companies?fields=participants', { secret: token }), 403, 'FORBIDDEN');
+  assertError(await h.call('GET', '/v1/personnel?lead_type=company', { secret: token }), 403, 'FORBIDDEN', { issue: 'missing_scope' });
+  assertError(await h.call('POST', '/v1/api-keys', { secret: token, body: { scopes: ['read:companies'] } }), 403, 'FORBIDDEN');
+  const tag = await h.call('POST', '/v1/tags', { secret: token, body: { entity_type: 'companies', entity_id: list.body.data[0].id, tag: 'from-jwt' } });
+  assert.is(tag.status, 201, JSON.stringify(tag.body));
+  const key = await h.key({ org, user: 'svc' });
+  assert.ok((await h.call('GET', '/v1/tags', { secret: key.secret })).body.data.some((x: { tag: string }) => x.tag === 'from-jwt'), 'the same user sees the tag with a key');
+  const test = (await mint({ org, type: 'test' })).token;
+  const sand = await h.call('GET', '/v1/companies?page_size=20', { secret: test });
+  assert.is(sand.status, 200);
+  assert.is(sand.body.meta.credits_charged, 0);
+  assert.ok(sand.body.data.length <= 15, 'sandbox rows only');
+});
+
+t('refused with a clear 401: alg none, confusion, signature, issuer, audience, expiry, missing claim, long life', async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...good, exp: now + 60 })).toString('base64url')}.`;
+  assertError(await h.call('GET', '/v1/whoami', { secret: none }), 401, 'UNAUTHORIZED', { issue: 'invalid_token' });
+  const cases: [string, Promise<string>, string][] = [
+    ['wrong secret', signed(good, { key: createSecretKey(Buffer.from('another-secret-another-secret-123456')) }), 'invalid_token'],
+    ['wrong issuer', signed({ ...good, iss: 'https://evil.example' }), 'invalid_token'],
+    ['wrong audience', signed({ ...good, aud: 'someone-else' }), 'invalid_token'],
+    ['expired', signed(good, { iat: now - 1000, exp: now - 10 }), 'expired_token'],
+    ['no jti', signed({ ...good, jti: undefined }), 'invalid_token'],
+    ['no org', signed({ ...good, org: undefined }), 'invalid_token'],
+    ['unknown scope', signed({ ...good, scope: 'read:everything' }), 'invalid_token'],
+    ['too long a life', signed(good, { exp: now + 7200 + 600 }), 'invalid_token'],
+  ];
+  for (const [what, token, issue] of cases) {
+    const res = await h.call('GET', '/v1/whoami', { secret: await token });
+    assertError(res, 401, 'UNAUTHORIZED', { issue });
+    assert.ok(res.body.error.message.length > 10, what);
+  }
+  // RS256 configured: an HS256 token "signed" with the public key (algorithm confusion) is refused.
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const rs = await startHarness({ BINTEL_JWT_PUBLIC_KEY: pem, BINTEL_JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() });
+  try {
+    const { org } = await withOrg(rs, {});
+    const real = await rs.running.services.jwt.mint({ org, user: 'u', scopes: ['read:companies'], tier: 'basic', type: 'live', ttlS: 60 });
+    assert.is((await rs.call('GET', '/v1/whoami', { secret: real.token })).status, 200, 'RS256 token accepted');
+    const confused = await signed({ ...good, org }, { key: createSecretKey(Buffer.from(pem)) });
+    assertError(await rs.call('GET', '/v1/whoami', { secret: confused }), 401, 'UNAUTHORIZED', { issue: 'invalid_token' });
+  } finally {
+    await rs.close();
+  }
+});
+
+t('bintel jwt revoke: refused at once in every process; the rate limit counts per token', async () => {
+  const { org } = await withOrg(h, {});
+  const minted = await bintel('jwt', 'mint', '--org', org, '--user', 'svc', '--json');
+  assert.is(minted.code, 0, minted.err);
+  const { token, jti, exp } = JSON.parse(minted.out);
+  assert.ok(exp > Date.now() / 1000);
+  assert.is((await other.call('GET', '/v1/whoami', { secret: token })).status, 200);
+  const revoked = await bintel('jwt', 'revoke', jti);
+  assert.is(revoked.code, 0, revoked.err);
+  assertError(await h.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
+  assertError(await other.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
+  const limited = await startHarness({ ...ENV, BINTEL_RATE_LIMIT_PER_MIN: '3' });
+  try {
+    const a = (await mint({ org })).token;
+    const b = (await mint({ org })).token;
+    const sa = [];
+    for (let i = 0; i < 4; i++) sa.push((await limited.call('GET', '/v1/whoami', { secret: a })).status);
+    assert.equal(sa, [200, 200, 200, 429]);
+    assert.is((await limited.call('GET', '/v1/whoami', { secret: b })).status, 200, 'another token has its own window');
+  } finally {
+    await limited.close();
+  }
+});
+
+t('no verification key configured: tokens refused with a clear 401, keys work as ever', async () => {
+  const plain = await startHarness({});
+  try {
+    const { org, secret } = await withOrg(plain, {});
+    const token = (await mint({ org })).token;
+    assertError(await plain.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'tokens_not_accepted' });
+    assert.is((await plain.call('GET', '/v1/whoami', { secret })).status, 200);
+  } finally {
+    await plain.close();
+  }
+});
+
+t.run();
