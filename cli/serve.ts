@@ -251,6 +251,23 @@ export function registerServerCommands(program: Command): void {
       print(!!o.json, { ...rec, secret_hash: undefined }, `revoked ${rec.id}`);
     });
   keys
+    .command('budget')
+    .description("set a child key's credit budget (spent from the org's pool; over it: 402 key_budget_exhausted)")
+    .argument('<key_id>')
+    .option('--total <credits>', 'credits in all', credits)
+    .option('--daily <credits>', 'credits per UTC day', credits)
+    .option('--clear', 'remove the budget')
+    .option('--json', 'JSON output')
+    .action(async (id: string, o: { total?: number; daily?: number; clear?: boolean; json?: boolean }) => {
+      if (!o.clear && o.total === undefined && o.daily === undefined) throw new InvalidArgumentError('give --total, --daily or --clear');
+      const rec = await withServices(async (s) => {
+        const k = await s.keys.get(id);
+        if (!k) throw new Error(`no key ${id}`);
+        return s.keys.setBudget(k, o.clear ? { total: null, daily: null } : { total: o.total === undefined ? null : toCredits(o.total), daily: o.daily === undefined ? null : toCredits(o.daily) });
+      });
+      print(!!o.json, { ...rec, secret_hash: undefined }, `budget of ${rec.id}: ${rec.budget ? `${rec.budget.total_milli === null ? 'no total' : `${toCredits(rec.budget.total_milli)} in all`}, ${rec.budget.daily_milli === null ? 'no daily limit' : `${toCredits(rec.budget.daily_milli)} a day`}` : 'none'}`);
+    });
+  keys
     .command('rotate')
     .description('issue a new secret for a key; the old one stops working at once')
     .argument('<key_id>')

@@ -30,7 +30,7 @@ export const ISSUE_CODES = [
   'unknown_scope', 'not_a_data_read_scope', 'revoked', 'internal_only', 'crm_context_required', 'advanced_field',
   'advanced_filter', 'advanced_sort', 'advanced_mode',
   // Credits and limits (402, 429)
-  'insufficient_credits', 'rate_limited', 'daily_row_cap', 'sequential_page_walking',
+  'insufficient_credits', 'key_budget_exhausted', 'rate_limited', 'daily_row_cap', 'sequential_page_walking',
   // Health (503): a dependency that does not answer, answers red, or refuses the check
   'unreachable', 'cluster_red', 'rejected',
 ] as const;

@@ -73,16 +73,24 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
   const day = new Date().toISOString().slice(0, 10);
   const ttlS = services.config.cacheTtlS;
   const receipt = c.delivery && ttlS > 0 ? { key: services.rk.paid(auth.key.org, receiptId(c, c.delivery)), ttlS } : undefined;
-  const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, milli, rows: c.rows, dailyRows: c.rows, dailyCap: services.config.dailyRowCap, day }, crawl, receipt);
+  const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, milli, rows: c.rows, dailyRows: c.rows, dailyCap: services.config.dailyRowCap, day, budget: auth.key.budget }, crawl, receipt);
   if (res.outcome === 'crawl') throw crawlDetected(res.run, crawl?.windowS ?? 0);
   if (res.outcome === 'insufficient') {
     throw new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits; the organization has ${toCredits(res.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
   }
+  if (res.outcome === 'budget') throw budgetExhausted(auth.key, milli);
   if (res.outcome === 'daily_cap') {
     const reset = new Date(`${day}T00:00:00Z`).getTime() + 86_400_000;
     throw new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${services.config.dailyRowCap} rows for this key would be passed`, [{ field: 'page_size', issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.ceil((reset - Date.now()) / 1000)) });
   }
   return res.cacheHit ? { milli: 0, credits: 0, cacheHit: true, day } : { milli, credits: toCredits(milli), cacheHit: false, day };
+}
+
+/** 402 for a child key over its credit budget (the pool may still have credits); nothing charged. */
+export function budgetExhausted(key: { budget?: { total_milli: number | null; daily_milli: number | null } | null }, milli: number): ApiError {
+  const b = key.budget;
+  const limits = [b?.total_milli != null ? `${toCredits(b.total_milli)} in all` : '', b?.daily_milli != null ? `${toCredits(b.daily_milli)} a day` : ''].filter(Boolean).join(', ');
+  return new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits, over this key's budget (${limits})`, [{ field: 'credits', issue: 'key_budget_exhausted', expected: limits }]);
 }
 
 /** Gives back `rows` rows of a charge (charged, not delivered) at the same price, in one Redis script. */

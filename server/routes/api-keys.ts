@@ -19,6 +19,7 @@ interface CreateBody {
   name?: string;
   key_type?: KeyType;
   field_tier?: Tier;
+  budget?: { total?: number; daily?: number };
 }
 
 /** The body of POST /v1/api-keys (validated here, published in the OpenAPI document). */
@@ -31,17 +32,35 @@ export const CREATE_KEY_SCHEMA = {
     name: { type: 'string', minLength: 1, maxLength: 100 },
     key_type: { type: 'string', enum: ['live', 'test'] },
     field_tier: { type: 'string', enum: ['basic', 'advanced'] },
+    budget: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Credits the child key may spend from the pool: in all and/or per UTC day. Over it: 402 key_budget_exhausted.',
+      properties: { total: { type: 'number', minimum: 0 }, daily: { type: 'number', minimum: 0 } },
+    },
   },
 };
 
 const createBody = validator<CreateBody>(CREATE_KEY_SCHEMA);
 
+/** A key's budget with what is left of it (credits), or null when it has none. */
+export function budgetView(k: KeyRecord, spentMilli: number, spentTodayMilli: number): Record<string, number | null> | null {
+  const b = k.budget;
+  if (!b) return null;
+  return {
+    total: b.total_milli === null ? null : toCredits(b.total_milli),
+    total_remaining: b.total_milli === null ? null : toCredits(Math.max(0, b.total_milli - spentMilli)),
+    daily: b.daily_milli === null ? null : toCredits(b.daily_milli),
+    daily_remaining: b.daily_milli === null ? null : toCredits(Math.max(0, b.daily_milli - spentTodayMilli)),
+  };
+}
+
 export function apiKeyRoutes(services: Services): Router {
   const r = new Router();
 
   const withUsage = async (k: KeyRecord) => {
-    const u = await services.credits.usage(k.org, k.id);
-    return { ...publicKey(k), credits_used: toCredits(u.credits_milli), rows_returned: u.rows, queries: u.queries, cache_hits: u.cache_hits };
+    const [u, today] = await Promise.all([services.credits.usage(k.org, k.id), k.budget ? services.credits.spentOn(k.org, k.id, new Date().toISOString().slice(0, 10)) : 0]);
+    return { ...publicKey(k), credits_used: toCredits(u.credits_milli), rows_returned: u.rows, queries: u.queries, cache_hits: u.cache_hits, budget: budgetView(k, u.credits_milli, today) };
   };
 
   r.get('/v1/api-keys', async (ctx) => {

@@ -16,6 +16,7 @@ import { ok } from '../middleware/envelope.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
 import { ApiError, forbidden, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { bodyOf, idempotencyKeyOf } from '../validate.ts';
+import { budgetExhausted } from '../read/charge.ts';
 import { choiceParam, integerParam, listMeta, one, pageParams, readQuery, throwProblems } from '../read/request.ts';
 import { toCredits } from '../pricing.ts';
 import { parseStartJob } from '../writing/job-request.ts';
@@ -82,12 +83,13 @@ export function writingJobRoutes(services: Services): Router {
       if (winner && (await reuse(winner))) return;
     }
     const day = new Date().toISOString().slice(0, 10);
-    const debit = await services.credits.debit({ org: key.org, keyId: key.id, milli: reserve, rows: 0, dailyRows: 0, dailyCap: -1, day }).catch(async (err) => {
+    const debit = await services.credits.debit({ org: key.org, keyId: key.id, milli: reserve, rows: 0, dailyRows: 0, dailyCap: -1, day, budget: key.budget }).catch(async (err) => {
       if (idem) await services.redis.del(idem);
       throw err;
     });
     if (debit.outcome !== 'charged') {
       if (idem) await services.redis.del(idem);
+      if (debit.outcome === 'budget') throw budgetExhausted(key, reserve);
       throw new ApiError('INSUFFICIENT_CREDITS', `A ${req.channel} job reserves ${toCredits(reserve)} credits; the organization has ${toCredits(debit.outcome === 'crawl' ? 0 : debit.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(reserve) }]);
     }
     const job = newWritingJob({ id, org: key.org, user: key.user, keyId: key.id, reservedMilli: reserve, context, includeAiCosts: req.include_ai_costs === true, forceFailure: req.force_failure === true });

@@ -9,8 +9,11 @@ import type { RedisKeys } from '../../core/names.ts';
 import { crawlStepLua, type CrawlStep } from './crawl.ts';
 
 /**
- * KEYS: credits, usage, daily rows, receipt. ARGV: milli, rows, daily rows, daily cap, receipt
- * TTL (0: no receipt). A delivery whose receipt exists is a cache hit: nothing is debited, but
+ * KEYS: credits, usage, daily rows (its name ends with the UTC day), receipt. ARGV: milli, rows,
+ * daily rows, daily cap, receipt TTL (0: no receipt); 6-8 the crawl step's (unused here); 9-10
+ * the key's credit budget, total and per UTC day, in milli-credits (-1: none), checked against the
+ * key's usage (`credits_milli`, and `credits_milli:<day>` which every charge also counts): over
+ * either, refused {4} with nothing charged. A delivery whose receipt exists is a cache hit: nothing is debited, but
  * its rows still count toward the daily cap and the key's usage (rows, queries, cache_hits).
  */
 const DEBIT = `
@@ -27,8 +30,22 @@ if cap >= 0 and tonumber(ARGV[3]) > 0 then
   local used = tonumber(redis.call('GET', KEYS[3]) or '0')
   if used + tonumber(ARGV[3]) > cap then return {2, balance, used} end
 end
+local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
+local total_budget = tonumber(ARGV[9] or '-1')
+local daily_budget = tonumber(ARGV[10] or '-1')
+if amount > 0 and total_budget >= 0 then
+  local spent = tonumber(redis.call('HGET', KEYS[2], 'credits_milli') or '0')
+  if spent + amount > total_budget then return {4, balance, spent} end
+end
+if amount > 0 and daily_budget >= 0 then
+  local spent = tonumber(redis.call('HGET', KEYS[2], 'credits_milli:' .. day) or '0')
+  if spent + amount > daily_budget then return {4, balance, spent} end
+end
 if amount > balance then return {0, balance} end
-if amount > 0 then balance = redis.call('DECRBY', KEYS[1], amount) end
+if amount > 0 then
+  balance = redis.call('DECRBY', KEYS[1], amount)
+  redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, amount)
+end
 redis.call('HINCRBY', KEYS[2], 'credits_milli', amount)
 redis.call('HINCRBY', KEYS[2], 'rows', tonumber(ARGV[2]))
 redis.call('HINCRBY', KEYS[2], 'queries', 1)
@@ -58,6 +75,8 @@ ${DEBIT}`;
 const REFUND = `
 local balance = redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))
 redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - tonumber(ARGV[1]))
+local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
+if redis.call('HEXISTS', KEYS[2], 'credits_milli:' .. day) == 1 then redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, 0 - tonumber(ARGV[1])) end
 redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
 return balance
@@ -79,6 +98,8 @@ local milli = tonumber(ARGV[1])
 if milli > 0 then
   redis.call('INCRBY', KEYS[1], milli)
   redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - milli)
+  local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
+  if redis.call('HEXISTS', KEYS[2], 'credits_milli:' .. day) == 1 then redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, 0 - milli) end
   redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
   if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
 end
@@ -91,8 +112,8 @@ return {1, ARGV[3]}
 
 export type DebitResult =
   | {
-      /** charged, or refused because the pool cannot pay, or because the key's daily row cap would be passed. */
-      outcome: 'charged' | 'insufficient' | 'daily_cap';
+      /** charged, or refused because the pool cannot pay, the key's daily row cap would be passed, or its credit budget. */
+      outcome: 'charged' | 'insufficient' | 'daily_cap' | 'budget';
       /** Balance after the debit (or the unchanged balance when refused), milli-credits. */
       balance: number;
       /** Charged nothing: the receipt of the same delivery was still valid. */
@@ -100,6 +121,12 @@ export type DebitResult =
     }
   /** Refused (with a crawl step): the page continues a crawl of `run` consecutive pages. */
   | { outcome: 'crawl'; run: number };
+
+/** A child key's credit budget, in milli-credits (null: no limit of that kind). */
+export interface KeyBudget {
+  total_milli: number | null;
+  daily_milli: number | null;
+}
 
 export interface Usage {
   credits_milli: number;
@@ -114,7 +141,7 @@ export interface Receipt {
   ttlS: number;
 }
 
-const OUTCOMES = { 0: 'insufficient', 1: 'charged', 2: 'daily_cap' } as const;
+const OUTCOMES = { 0: 'insufficient', 1: 'charged', 2: 'daily_cap', 4: 'budget' } as const;
 
 export class CreditService {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
@@ -161,20 +188,25 @@ export class CreditService {
    * With `receipt`, a delivery whose receipt is still valid is a cache hit (nothing debited);
    * a charged one leaves its receipt for `receipt.ttlS` seconds.
    */
-  async debit(req: { org: string; keyId: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string }, crawl?: CrawlStep, receipt?: Receipt): Promise<DebitResult> {
+  async debit(req: { org: string; keyId: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string; budget?: KeyBudget | null }, crawl?: CrawlStep, receipt?: Receipt): Promise<DebitResult> {
     const cmd = crawl ? 'bintelCrawlDebit' : 'bintelDebit';
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number[]>>)[cmd];
     // Without a receipt the script is handed a key in the org's slot that it will not touch (TTL 0).
     const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), receipt?.key ?? this.keys.paid(req.org, '-'), ...(crawl ? [crawl.key] : [])];
-    const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, ...(crawl ? [crawl.page, crawl.windowS, crawl.threshold] : [])];
+    const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, ...(crawl ? [crawl.page, crawl.windowS, crawl.threshold] : [0, 0, 0]), req.budget?.total_milli ?? -1, req.budget?.daily_milli ?? -1];
     const [code, value, hit] = await run.call(this.redis, ...keys, ...args);
     if (code === 3) return { outcome: 'crawl', run: Number(value) };
-    return { outcome: OUTCOMES[code as 0 | 1 | 2], balance: Number(value), cacheHit: hit === 1 };
+    return { outcome: OUTCOMES[code as 0 | 1 | 2 | 4], balance: Number(value), cacheHit: hit === 1 };
   }
 
   async usage(org: string, keyId: string): Promise<Usage> {
     const h = await this.redis.hgetall(this.keys.usage(org, keyId));
     return { credits_milli: Number(h.credits_milli ?? 0), rows: Number(h.rows ?? 0), queries: Number(h.queries ?? 0), cache_hits: Number(h.cache_hits ?? 0) };
+  }
+
+  /** Milli-credits a key has spent on a UTC day. */
+  async spentOn(org: string, keyId: string, day: string): Promise<number> {
+    return Number((await this.redis.hget(this.keys.usage(org, keyId), `credits_milli:${day}`)) ?? 0);
   }
 
   async dailyRows(org: string, keyId: string, day: string): Promise<number> {

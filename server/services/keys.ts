@@ -8,6 +8,7 @@ import { writeInOrder } from '../../core/adapters/redis.ts';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
+import type { KeyBudget } from './credits.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { Tier } from '../../mappings/types.ts';
@@ -36,6 +37,8 @@ export interface KeyRecord {
   created_at: string;
   revoked_at: string | null;
   rotated_at: string | null;
+  /** A child key's credit budget (it still spends from the org's pool); absent or null: none. */
+  budget?: KeyBudget | null;
 }
 
 /** What the API shows of a key: never the hash. */
@@ -73,6 +76,17 @@ function defaultFieldTiers(): Record<string, { basic: string[]; advanced: string
 }
 
 export const publicKey = ({ secret_hash: _h, ...rest }: KeyRecord): PublicKey => rest;
+
+/** A budget given in credits (up to 3 decimals) as milli-credits; absent or null: no limit of that kind. */
+function budgetOf(b: { total?: number | null; daily?: number | null }): KeyBudget {
+  const milli = (field: string, v: number | null | undefined) => {
+    if (v === undefined || v === null) return null;
+    const m = Math.round(v * 1000);
+    if (!Number.isFinite(v) || v < 0 || Math.abs(m - v * 1000) > 1e-6) throw invalid({ field: `budget.${field}`, issue: 'invalid_number', expected: 'credits, 0 or more, at most 3 decimals' });
+    return m;
+  };
+  return { total_milli: milli('total', b.total), daily_milli: milli('daily', b.daily) };
+}
 
 export interface CreateKeyInput {
   org: string;
@@ -162,7 +176,7 @@ export class KeyService {
    * Issues a child key of `parent`: data-read scopes only, and only ones the parent holds;
    * tier templates copied from the parent; its tier no higher than the parent's.
    */
-  async createChild(parent: KeyRecord, body: { scopes: string[]; name?: string; key_type?: KeyType; field_tier?: Tier }): Promise<KeyWithSecret> {
+  async createChild(parent: KeyRecord, body: { scopes: string[]; name?: string; key_type?: KeyType; field_tier?: Tier; budget?: { total?: number; daily?: number } }): Promise<KeyWithSecret> {
     if (parent.parent_id !== null) throw forbidden('Only a root key can create keys', 'authorization', 'not_root_key');
     const notData = body.scopes.filter((s) => !isDataReadScope(s));
     if (notData.length) throw invalid({ field: 'scopes', issue: 'not_a_data_read_scope', expected: DATA_READ_SCOPES }, `scopes: ${notData.join(', ')} cannot be given to a child key (data-read scopes only)`);
@@ -181,7 +195,18 @@ export class KeyService {
       field_tiers: structuredClone(parent.field_tiers),
       parent_id: parent.id,
       internal: false,
+      ...(body.budget ? { budget: budgetOf(body.budget) } : {}),
     });
+  }
+
+  /** Sets (or, both null, clears) a child key's credit budget; the record by secret first, so every process sees it on its next call. */
+  async setBudget(rec: KeyRecord, budget: { total?: number | null; daily?: number | null }): Promise<KeyRecord> {
+    if (rec.parent_id === null) throw forbidden('A root key spends the pool without a budget; budgets are for child keys', 'key_id', 'not_root_key');
+    const b = budgetOf(budget);
+    const next: KeyRecord = { ...rec, budget: b.total_milli === null && b.daily_milli === null ? null : b };
+    const json = JSON.stringify(next);
+    await writeInOrder(this.redis, [['SET', this.keys.keyBySecret(rec.secret_hash), json], ['SET', this.keys.key(rec.id), json]]);
+    return next;
   }
 
   private async insert(base: Omit<KeyRecord, 'id' | 'secret_prefix' | 'secret_hash' | 'status' | 'created_at' | 'revoked_at' | 'rotated_at'>): Promise<KeyWithSecret> {
