@@ -16,7 +16,10 @@ import type { Doc } from '../../mappings/types.ts';
 import { aliasName } from '../../core/names.ts';
 import { copyFixtures, type DataFiles } from '../helpers/data.ts';
 
-const config = loadConfig();
+// A namespace of its own inside the run's (its indices are `<run ns>-ingest-*`, removed with the
+// run's): other suites load companies into the run's namespace, and this one starts from none.
+const runConfig = loadConfig();
+const config = loadConfig({ ...process.env, BINTEL_NAMESPACE: `${runConfig.namespace}-ingest` });
 const es = createEs(config);
 const ns = config.namespace;
 let fixtures: DataFiles | undefined;
