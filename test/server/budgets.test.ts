@@ -59,6 +59,16 @@ t('a daily budget; bad budgets are 400; a root key has none; bintel keys budget 
   const statuses: number[] = [];
   for (let i = 0; i < 6; i++) statuses.push((await h.call('GET', `/v1/companies?page_size=1&page=${i}`, { secret: c.secret })).status);
   assert.equal(statuses, [200, 200, 200, 200, 402, 402]);
+  // The next UTC day: today's spend becomes yesterday's (the usage hash keeps a field per day),
+  // and the daily budget is whole again.
+  const redis = h.running.services.redis;
+  const usageKey = h.running.services.rk.usage((await h.call('GET', '/v1/whoami', { secret })).body.data.organization, c.key.id);
+  const today = new Date().toISOString().slice(0, 10);
+  const spentToday = await redis.hget(usageKey, `credits_milli:${today}`);
+  assert.is(spentToday, '1000');
+  await redis.hdel(usageKey, `credits_milli:${today}`);
+  await redis.hset(usageKey, 'credits_milli:2000-01-01', spentToday!);
+  assert.is((await h.call('GET', '/v1/companies?page_size=1&page=7', { secret: c.secret })).status, 200, 'a new day, a new daily budget');
   assertError(await h.call('POST', '/v1/api-keys', { secret, body: { scopes: ['read:companies'], budget: { total: -1 } } }), 400, 'VALIDATION_ERROR');
   assertError(await h.call('POST', '/v1/api-keys', { secret, body: { scopes: ['read:companies'], budget: { weekly: 3 } } }), 400, 'VALIDATION_ERROR');
   const run = (...args: string[]) =>

@@ -69,7 +69,11 @@ t('a minted token does what a key does: scopes, tier, the pool, tags per user, s
   const list = await h.call('GET', '/v1/companies?page_size=2', { secret: token });
   assert.is(list.status, 200);
   assert.is(list.body.meta.key_tier, 'basic');
-  assert.is(before - (await h.running.services.credits.balance(org)), Math.round(list.body.meta.credits_charged * 1000), 'charged to the org pool');
+  const viaKey = await h.call('GET', '/v1/companies?page_size=3&page=1', { secret: (await h.key({ org, user: 'svc', field_tier: 'basic' })).secret });
+  assert.is(viaKey.status, 200);
+  const charged = Math.round(list.body.meta.credits_charged * 1000) + Math.round(viaKey.body.meta.credits_charged * 1000);
+  assert.ok(charged > 0);
+  assert.is(before - (await h.running.services.credits.balance(org)), charged, 'a token and a key of one organization share its pool exactly');
   assertError(await h.call('GET', '/v1/companies?fields=participants', { secret: token }), 403, 'FORBIDDEN');
   assertError(await h.call('GET', '/v1/personnel?lead_type=company', { secret: token }), 403, 'FORBIDDEN', { issue: 'missing_scope' });
   assertError(await h.call('POST', '/v1/api-keys', { secret: token, body: { scopes: ['read:companies'] } }), 403, 'FORBIDDEN');
