@@ -126,9 +126,15 @@ export class JobQueues {
   }
 
   /** Stops the workers (waiting for the jobs they run) and closes the queues. */
+  /**
+   * Lets running jobs finish their step and closes the queues, within the shutdown bound
+   * (BINTEL_SHUTDOWN_MS): a worker whose blocking connection is wedged (its Redis node died
+   * under it) must not hold a deploy; past the bound the connections are cut.
+   */
   async close(): Promise<void> {
-    await Promise.allSettled(this.workers.map((w) => w.close()));
-    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    const bound = <T>(p: Promise<T>) => Promise.race([p, new Promise<void>((r) => setTimeout(r, this.services.config.shutdownMs).unref())]);
+    await bound(Promise.allSettled(this.workers.map((w) => w.close())));
+    await bound(Promise.allSettled([...this.queues.values()].map((q) => q.close())));
     for (const c of [...this.workerConns, ...(this.conn ? [this.conn] : [])]) c.disconnect();
   }
 }
