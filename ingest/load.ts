@@ -78,6 +78,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   });
   let batch: PreparedRow[] = [];
   const keepMemoryFlat = heapGuard({ debug: opts.debugGc });
+  const interrupted = () => new LoadAborted(`interrupted after reading ${read} rows (${indexed} indexed into ${index}, which is dropped; ${report.rows} rejected)`, EXIT.interrupted);
   const flushBatch = async () => {
     keepMemoryFlat();
     const { done, rejected } = await completeBatch(def, batch, lookup);
@@ -89,7 +90,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   await createLoadIndex(es, index, def, opts.shape);
   try {
     for await (const recs of opts.records) {
-      if (opts.signal?.aborted) throw new LoadAborted('interrupted', EXIT.interrupted);
+      if (opts.signal?.aborted) throw interrupted();
       for (const rec of recs) {
         read++;
         if (isBadRecord(rec)) {
@@ -104,7 +105,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
     }
     if (batch.length) await flushBatch();
     await writer.flush();
-    if (opts.signal?.aborted) throw new LoadAborted('interrupted', EXIT.interrupted);
+    if (opts.signal?.aborted) throw interrupted();
     if (read === 0 && !opts.allowEmpty) throw new LoadAborted('no data rows (header only): nothing loaded', EXIT.inputRefused);
     if (indexed === 0 && read > 0 && !opts.allowEmpty) throw new LoadAborted(`all ${read} rows were rejected: nothing loaded (see ${report.path})`, EXIT.aborted);
     if (read !== indexed + report.rows) throw new LoadAborted(`row accounting mismatch: read ${read}, indexed ${indexed}, rejected ${report.rows}`, EXIT.aborted);
