@@ -51,8 +51,14 @@ export interface Services {
   close: () => Promise<void>;
 }
 
+/** The service's logger: JSON lines on stdout (or `dest`), secrets redacted by path. */
+export function createLogger(level: string, dest?: pino.DestinationStream): Logger {
+  const opts = { level, base: { service: 'bintel' }, redact: ['req.headers.authorization', 'secret'] };
+  return dest ? pino(opts, dest) : pino(opts);
+}
+
 export function createServices(config: Config, opts: { log?: Logger } = {}): Services {
-  const log = opts.log ?? pino({ level: config.logLevel, base: { service: 'bintel' }, redact: ['req.headers.authorization', 'secret'] });
+  const log = opts.log ?? createLogger(config.logLevel);
   // Every Elasticsearch request of the API has a deadline (BINTEL_ES_TIMEOUT_MS): past it the call is 503.
   const es = createEs(config, { requestTimeout: config.esTimeoutMs });
   const esSearch = createEsSearch(config.esNodes, { requestTimeout: config.esTimeoutMs });

@@ -5,7 +5,8 @@
  * `N passed, N failed`. Exit code 1 on any failure, when no test ran, or when cleanup failed.
  */
 import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from '../core/config.ts';
@@ -13,6 +14,7 @@ import { ensureEs } from '../local/es-local.ts';
 import { ensureRedis } from '../local/redis-local.ts';
 import { cleanNamespace, footprint, type Footprint } from './runner/cleanup.ts';
 import { runSuite, type SuiteResult } from './runner/suite.ts';
+import { AUDIT_ENV, auditSecrets } from './runner/secret-audit.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEST_DIR = join(ROOT, 'test');
@@ -101,6 +103,23 @@ async function cleanup(config: Config, before: Footprint, log: Log): Promise<boo
   return false;
 }
 
+/**
+ * Every credential the run's tests issued or presented, looked for in every line the servers
+ * of the run logged (test/runner/secret-audit.ts); counts as one test.
+ */
+function secretAudit(dir: string, log: Log): SuiteResult {
+  const file = 'secrets absent from logs (whole run)';
+  try {
+    const r = auditSecrets(dir);
+    log(`\n# ${file}: ${r.secrets} secret(s) issued or presented, ${r.lines} log line(s), ${r.leaks.length} holding a secret`);
+    for (const l of r.leaks.slice(0, 10)) log(`  ${l.file}: ${l.line}`);
+    const notes = r.leaks.length ? [`${r.leaks.length} log line(s) hold a secret`] : r.lines === 0 && r.secrets > 0 ? ['no server logged a line: the audit saw nothing'] : [];
+    return { file, passed: notes.length ? 0 : 1, failed: notes.length ? 1 : 0, skipped: 0, notes };
+  } catch (err) {
+    return { file, passed: 0, failed: 1, skipped: 0, notes: [`audit failed: ${(err as Error).message}`] };
+  }
+}
+
 /** Per-file notes and the final tally; the last line is exactly `N passed, N failed`. */
 function report(results: SuiteResult[], log: Log): { passed: number; failed: number } {
   const sum = (k: 'passed' | 'failed' | 'skipped'): number => results.reduce((s, r) => s + r[k], 0);
@@ -126,7 +145,10 @@ export async function runTests(opts: RunOptions): Promise<number> {
   if (!files.length) log(`no test file matches ${opts.filters.map((f) => JSON.stringify(f)).join(' or ')} (of ${all.length})`);
   log(`${files.length} test file(s), namespace ${namespace}, Elasticsearch ${config.esUrl}, Redis ${redacted(config.redisUrl)}`);
   const before = await footprint(config);
-  const { results, interrupted } = await runFiles(files, childEnv(opts.env, namespace), log);
+  const audit = await mkdtemp(join(tmpdir(), 'bintel-audit-'));
+  const { results, interrupted } = await runFiles(files, { ...childEnv(opts.env, namespace), [AUDIT_ENV]: audit }, log);
+  if (files.length) results.push(secretAudit(audit, log));
+  await rm(audit, { recursive: true, force: true });
   const cleaned = await cleanup(config, before, log);
   if (interrupted) log(`interrupted: ${files.length - results.length} file(s) not run`);
   const { passed, failed } = report(results, log);

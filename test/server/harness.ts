@@ -14,6 +14,8 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig, type Config } from '../../core/config.ts';
 import { serve, type Running } from '../../server/serve.ts';
+import { createServices } from '../../server/context.ts';
+import { auditLogger, recordSecrets, secretsIn } from '../runner/secret-audit.ts';
 import type { KeyWithSecret, CreateKeyInput, PublicKey } from '../../server/services/keys.ts';
 
 export { copyFixtures, loadFixtures, loadGenerated, type DataFiles, type GeneratedSizes, type LoadOptions } from '../helpers/data.ts';
@@ -40,15 +42,21 @@ export interface Harness {
  */
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env });
-  const running = await serve(config, { port: 0 });
+  const log = auditLogger();
+  const running = await serve(config, { port: 0, services: log ? createServices(config, { log }) : undefined });
   return {
     config,
     running,
     url: running.url,
-    key: (input) => running.services.keys.createRoot({ user: 'u1', ...input }),
+    async key(input) {
+      const issued = await running.services.keys.createRoot({ user: 'u1', ...input });
+      recordSecrets([issued.secret]);
+      return issued;
+    },
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (opts.secret) headers.authorization = `Bearer ${opts.secret}`;
+      recordSecrets([opts.secret]);
       let body: string | undefined;
       if (opts.raw !== undefined) body = opts.raw;
       else if (opts.body !== undefined) body = JSON.stringify(opts.body);
@@ -61,6 +69,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       } catch {
         /* not JSON */
       }
+      recordSecrets(secretsIn(parsed));
       return { status: res.status, body: parsed, headers: res.headers };
     },
     close: () => running.close(),
