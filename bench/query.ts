@@ -128,6 +128,9 @@ async function main(): Promise<void> {
     ['(b) fuzzy search', `/v1/companies?search=${encodeURIComponent(name)}&page_size=10`],
     ['(c) page 0 of a filtered walk', '/v1/companies?states=CA&short_form=true&page=0&page_size=25'],
     ['(c) page 200 of a filtered walk', '/v1/companies?states=CA&short_form=true&page=200&page_size=25'],
+    // Asked for directly (a results table with a page picker): no walk remembered, a from/size page.
+    ['(e) page 200 asked directly', '/v1/companies?states=NY&short_form=true&page=200&page_size=25'],
+    ['(e) page 0 of the same filter', '/v1/companies?states=NY&short_form=true&page=0&page_size=25'],
     ['(d) personnel, company-side filters', '/v1/personnel?lead_type=company&industries=Offices%20of%20Physicians&employee_bands=11-50,51-200&seniority=C-suite,VP-Director&page_size=25'],
   ];
   const auth = { authorization: `Bearer ${secret}` };
@@ -139,7 +142,7 @@ async function main(): Promise<void> {
   const out: Record<string, unknown> = {};
   for (const [label, path] of scenarios.filter(([l]) => !args.only || l.includes(args.only))) {
     // Page 200 of a walk: the client has walked pages 0..199 (the server remembers where each ended).
-    const deepPage = /[?&]page=(\d+)/.exec(path);
+    const deepPage = label.includes('walk') ? /[?&]page=(\d+)/.exec(path) : null;
     for (let page = 0; deepPage && page < Number(deepPage[1]); page++) {
       const r = await fetch(`${running.url}${path.replace(/page=\d+/, `page=${page}`)}`, { headers: auth });
       if (!r.ok) throw new Error(`walk page ${page}: ${r.status}`);
@@ -161,7 +164,11 @@ async function main(): Promise<void> {
   }
   const p0 = out['(c) page 0 of a filtered walk'] as { api: Result } | undefined;
   const p200 = out['(c) page 200 of a filtered walk'] as { api: Result } | undefined;
-  const depth = p0 && p200 ? `\npage 200 / page 0 (API p50): ${(p200.api.p50 / Math.max(p0.api.p50, 0.001)).toFixed(2)}\n` : '';
+  const e0 = out['(e) page 0 of the same filter'] as { api: Result; direct: Result } | undefined;
+  const e200 = out['(e) page 200 asked directly'] as { api: Result; direct: Result } | undefined;
+  const ratioOf = (a: Result, b: Result) => (a.p50 / Math.max(b.p50, 0.001)).toFixed(2);
+  let depth = p0 && p200 ? `\npage 200 / page 0 after a walk (API p50): ${ratioOf(p200.api, p0.api)}\n` : '';
+  if (e0 && e200) depth += `page 200 asked directly / page 0 (API p50): ${ratioOf(e200.api, e0.api)}; direct: ${ratioOf(e200.direct, e0.direct)}\n`;
   process.stdout.write(`\n| scenario | API p50 / p99 (ms) | API req/s | direct p50 / p99 (ms) | direct req/s | API/direct p50 |\n|---|---|---|---|---|---|\n${lines.join('\n')}\n${depth}`);
   process.stdout.write(`\nCPU ms per request (API run; Elasticsearch and the load generator also in the direct run):\n\n| scenario | API process | Elasticsearch API / direct | Redis | autocannon API / direct |\n|---|---|---|---|---|\n${cpuLines.join('\n')}\n`);
   process.stdout.write(`\nFloor: a bare Node proxy (bench/floor-proxy.mjs: http server, undici pool, JSON parse and re-serialize; no auth, Redis, routing or shaping):\n\n| scenario | floor p50 / p99 (ms) | floor req/s | floor/direct p50 | floor CPU ms/req |\n|---|---|---|---|---|\n${floorLines.join('\n')}\n`);

@@ -32,6 +32,13 @@ export interface Config {
   /** Primary shards and replicas of a new index (BINTEL_SHARDS, BINTEL_REPLICAS; `bintel ingest --shards/--replicas` override). */
   readonly shards: number;
   readonly replicas: number;
+  /**
+   * Segments a loaded index is force-merged down to before its alias moves (BINTEL_MERGE_SEGMENTS,
+   * default 1; 0 skips the merge): fewer segments, less work per query.
+   */
+  readonly mergeSegments: number;
+  /** Index sorting on each resource's default sort (BINTEL_INDEX_SORT, default on): a page asked for directly stops early. */
+  readonly indexSort: boolean;
   /** Deadline of one Elasticsearch request made by the API, in ms (BINTEL_ES_TIMEOUT_MS): past it the call is 503 with Retry-After. */
   readonly esTimeoutMs: number;
   /** Redis URL. */
@@ -222,6 +229,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     shards: positive('BINTEL_SHARDS', 1),
     replicas: nonNegative('BINTEL_REPLICAS', 0),
+    mergeSegments: nonNegative('BINTEL_MERGE_SEGMENTS', 1),
+    indexSort: flag('BINTEL_INDEX_SORT', true),
     redisUrl,
     redisClusterNodes,
     namespace,

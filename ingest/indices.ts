@@ -83,19 +83,23 @@ const LOAD_SETTINGS = { refresh_interval: '-1', number_of_replicas: 0, 'translog
 export async function createLoadIndex(es: Es, index: string, def: EntityDef, shape: IndexShape): Promise<void> {
   await es.indices.create({
     index,
-    settings: { ...esSettings(shape), ...LOAD_SETTINGS } as Record<string, unknown>,
+    settings: { ...esSettings(shape, def), ...LOAD_SETTINGS } as Record<string, unknown>,
     mappings: esMappings(def) as Record<string, unknown>,
   });
 }
 
 /**
- * Makes a loaded index ready to serve: restores refresh, replicas and durability, refreshes,
- * waits for its shards, and records completeness in the mapping `_meta`.
+ * Makes a loaded index ready to serve: restores refresh and durability, refreshes, force-merges
+ * it (BINTEL_MERGE_SEGMENTS) while it has no replicas, so the merge runs once and the replicas
+ * copy the merged segments, then restores the replicas, waits for its shards, and records
+ * completeness in the mapping `_meta`.
  */
 export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opts: { shape: IndexShape; rows: number; source: string }): Promise<void> {
   const { shape } = opts;
-  await es.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: shape.replicas, 'translog.durability': 'request' } });
+  await es.indices.putSettings({ index, settings: { refresh_interval: '1s', 'translog.durability': 'request' } });
   await es.indices.refresh({ index });
+  if (shape.mergeSegments) await es.indices.forcemerge({ index, max_num_segments: shape.mergeSegments }, { requestTimeout: 3_600_000 });
+  await es.indices.putSettings({ index, settings: { number_of_replicas: shape.replicas } });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
   const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString() };
   await es.indices.putMapping({ index, _meta: { bintel: meta } });

@@ -43,8 +43,8 @@ export function namespaceFor(config: Config, sandbox?: boolean): string {
 }
 
 /** The shape of a new index: the flags, else the configuration (BINTEL_SHARDS, BINTEL_REPLICAS). */
-function shapeOf(flags: LoadFlags, config: Pick<Config, 'shards' | 'replicas'>): IndexShape {
-  return { shards: flags.shards ?? config.shards, replicas: flags.replicas ?? config.replicas };
+function shapeOf(flags: LoadFlags, config: Pick<Config, 'shards' | 'replicas' | 'mergeSegments' | 'indexSort'>): IndexShape {
+  return { shards: flags.shards ?? config.shards, replicas: flags.replicas ?? config.replicas, mergeSegments: config.mergeSegments, indexSort: config.indexSort };
 }
 
 function checkPositive(name: string, v: number | undefined): void {

@@ -126,7 +126,26 @@ export interface Authenticated {
   resetMs: number;
 }
 
+/** Key records kept parsed per process (by secret hash): a request whose stored record is unchanged skips the parse. */
+const PARSED_MAX = 10_000;
+
+/** Freezes a parsed record and what it holds: one object serves every request of the key. */
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 export class KeyService {
+  /**
+   * The last record parsed for each secret hash, with the JSON it came from. Redis still answers
+   * every request (revocation and scope changes take effect at once in every process); only an
+   * identical JSON reuses the parsed, frozen record.
+   */
+  private readonly parsed = new Map<string, { json: string; rec: KeyRecord }>();
+
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
     this.redis.defineCommand('bintelAuthenticate', { numberOfKeys: 2, lua: AUTHENTICATE });
     this.redis.defineCommand('bintelCountToken', { numberOfKeys: 2, lua: COUNT_TOKEN });
@@ -250,10 +269,15 @@ export class KeyService {
   /** Parses a stored record; its hash is compared in constant time as a second check of the lookup. */
   private verify(h: string, json: string | null): KeyRecord | null {
     if (!json) return null;
+    const seen = this.parsed.get(h);
+    if (seen && seen.json === json) return seen.rec;
     const rec = JSON.parse(json) as KeyRecord;
     const a = Buffer.from(h, 'hex');
     const b = Buffer.from(rec.secret_hash, 'hex');
     if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+    if (seen) this.parsed.delete(h);
+    else if (this.parsed.size >= PARSED_MAX) this.parsed.delete(this.parsed.keys().next().value as string);
+    this.parsed.set(h, { json, rec: deepFreeze(rec) });
     return rec;
   }
 
