@@ -8,6 +8,12 @@
  *   (b) `bintel ingest companies <csv>` as a separate process (parse, validate, join, bulk),
  * both into fresh indices with the same mapping and load settings. Prints docs/s of each,
  * the ratio b/a, and the CLI's peak RSS.
+ *
+ * Then Elasticsearch's own cost per document: the same NDJSON sent raw to an index without and
+ * with index sorting (BINTEL_INDEX_SORT), each then force-merged to one segment as a load does
+ * before its alias moves (BINTEL_MERGE_SEGMENTS): docs/s, Elasticsearch CPU µs per document
+ * (from /proc), segments and size before and after, and the merge's time and CPU.
+ * `--es-cost-only` skips (b).
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
@@ -31,6 +37,9 @@ import { completeBatch, isRejected, prepareRow, type PreparedRow } from '../inge
 import { toNdjson } from '../ingest/bulk.ts';
 import { createLoadIndex, dropIndex, liveIndex } from '../ingest/indices.ts';
 import { ingestFile } from '../ingest/run.ts';
+import { cpuOf, esPids } from './proc.ts';
+import { esMappings, esSettings, type IndexShape } from '../mappings/es-mapping.ts';
+import type { EntityDef } from '../mappings/types.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,6 +47,7 @@ const { values: args } = parseArgs({
     'batch-size': { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '2' },
     seed: { type: 'string', default: '7' },
+    'es-cost-only': { type: 'boolean', default: false },
   },
 });
 const rows = Number(args.rows);
@@ -86,8 +96,8 @@ async function writeNdjson(csvPath: string, out: string): Promise<number> {
 }
 
 /** (a) Streams NDJSON lines from disk to _bulk, `batchSize` documents a request, `concurrency` in flight. */
-async function rawBulk(ndjson: string, index: string): Promise<{ docs: number; ms: number }> {
-  await createLoadIndex(es, index, companies, { shards: 1, replicas: 0 });
+async function rawBulk(ndjson: string, index: string, shape: IndexShape = { shards: 1, replicas: 0 }, create = true): Promise<{ docs: number; ms: number }> {
+  if (create) await createLoadIndex(es, index, companies, shape);
   const rl = createInterface({ input: createReadStream(ndjson, { highWaterMark: 1 << 20 }), crlfDelay: Infinity });
   const pending = new Set<Promise<void>>();
   let body = '';
@@ -146,6 +156,69 @@ async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; p
   return { docs: Number(m?.[1] ?? 0), ms, peakRssMb: peakKb / 1024 };
 }
 
+/** Segments and store size of an index (primaries). */
+async function segmentsOf(index: string): Promise<{ segments: number; mb: number }> {
+  const st = await es.indices.stats({ index, metric: ['segments', 'store'] });
+  const p = st.indices?.[index]?.primaries;
+  return { segments: p?.segments?.count ?? 0, mb: Math.round((p?.store?.size_in_bytes ?? 0) / 1e6) };
+}
+
+/**
+ * Fields of an entity that some query reads: filters (list, cf, eb), sorts, search and
+ * autocomplete, joins, geo, CRM matching, lookups, the side, signals. Conservative: a field named
+ * anywhere a query could touch it counts as read.
+ */
+function fieldsQueried(def: EntityDef): Set<string> {
+  const used = new Set<string>(['id', 'signals', def.geo.state, def.geo.dma, def.crm.domain, ...def.naturalKey]);
+  if (def.crm.ein) used.add(def.crm.ein);
+  if (def.side) used.add(def.side.field);
+  if (def.ownGeo) for (const f of Object.values(def.ownGeo.fields)) used.add(f);
+  for (const f of def.filters) for (const x of f.fields) used.add(x);
+  for (const j of def.joins) used.add(j.key);
+  for (const c of Object.values(def.autocomplete.columns)) if (c.domain) used.add(c.domain);
+  for (const f of def.fields) if (f.cf || f.blank || f.sortable || f.search !== undefined || f.autocomplete || f.type === 'name' || /linkedin|domain|website|ein/.test(f.name)) used.add(f.name);
+  return used;
+}
+
+/** The generated mapping with neither an index nor doc values on fields no query reads (they are only returned, from `_source`). */
+function leanMapping(def: EntityDef): { mappings: Record<string, unknown>; lean: string[] } {
+  const m = esMappings(def) as { properties: Record<string, Record<string, unknown>> };
+  const used = fieldsQueried(def);
+  const lean: string[] = [];
+  for (const f of def.fields) {
+    const p = m.properties[f.name];
+    if (used.has(f.name) || !p) continue;
+    lean.push(f.name);
+    m.properties[f.name] = p.type === 'text' ? { ...p, index: false } : { ...p, index: false, doc_values: false };
+  }
+  return { mappings: m as Record<string, unknown>, lean };
+}
+
+/** Elasticsearch's cost per document of one index layout: raw load, then the force-merge a load ends with. */
+async function esCost(ndjson: string, label: string, indexSort: boolean, lean = false): Promise<string> {
+  const index = `${aliasName(config.namespace, 'companies')}-vcost${indexSort ? 's' : 'u'}${lean ? 'l' : ''}`;
+  await dropIndex(es, index).catch(() => {});
+  const pids = esPids();
+  const cpu0 = cpuOf(pids);
+  if (lean) {
+    const { mappings, lean: fields } = leanMapping(companies);
+    process.stderr.write(`lean layout: no index or doc values on ${fields.join(', ')}\n`);
+    await es.indices.create({ index, settings: { ...esSettings({ shards: 1, replicas: 0, indexSort }, companies), refresh_interval: '-1', 'translog.durability': 'async' } as Record<string, unknown>, mappings });
+  }
+  const raw = await rawBulk(ndjson, index, { shards: 1, replicas: 0, indexSort }, !lean);
+  const loadCpu = cpuOf(pids) - cpu0;
+  const before = await segmentsOf(index);
+  const cpu1 = cpuOf(pids);
+  const t = performance.now();
+  await es.indices.forcemerge({ index, max_num_segments: 1 }, { requestTimeout: 3_600_000 });
+  const mergeS = (performance.now() - t) / 1000;
+  const mergeCpu = cpuOf(pids) - cpu1;
+  const after = await segmentsOf(index);
+  await dropIndex(es, index);
+  const us = (cpuS: number) => Math.round((cpuS * 1e6) / raw.docs);
+  return `| ${label} | ${Math.round(raw.docs / (raw.ms / 1000))} | ${us(loadCpu)} | ${before.segments} / ${before.mb} MB | ${mergeS.toFixed(0)} s, ${us(mergeCpu)} µs/doc | ${after.segments} / ${after.mb} MB |`;
+}
+
 async function cleanup(es: Es): Promise<void> {
   for (const name of [...BEFORE_COMPANIES, 'companies' as const]) {
     const versions = await es.indices.get({ index: versionPattern(config.namespace, name) }).catch(() => ({}));
@@ -164,6 +237,9 @@ async function main(): Promise<void> {
     const n = await writeNdjson(csvPath, ndjson);
     process.stderr.write(`prepared ${n} documents (${((await stat(ndjson)).size / 1e6).toFixed(0)} MB NDJSON, ${((await stat(csvPath)).size / 1e6).toFixed(0)} MB CSV)\n`);
 
+    const costLines = [await esCost(ndjson, 'unsorted', false), await esCost(ndjson, 'sorted on the default sort', true), await esCost(ndjson, 'sorted, lean (only queried fields indexed)', true, true)];
+    process.stdout.write(`\nElasticsearch's cost per document (raw _bulk of the same ${n} documents, 1 shard):\n\n| layout | raw _bulk docs/s | ES CPU µs/doc (load) | segments / size after load | force-merge to 1 segment | segments / size after |\n|---|---|---|---|---|---|\n${costLines.join('\n')}\n`);
+    if (args['es-cost-only']) return;
     const rawIndex = `${aliasName(config.namespace, 'companies')}-vraw`;
     const raw = await rawBulk(ndjson, rawIndex);
     await dropIndex(es, rawIndex);

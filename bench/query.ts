@@ -6,11 +6,14 @@
  * and, in the same run, the identical Elasticsearch request sent directly (taken from the
  * API's `explain=true`), and prints p50/p99, req/s and the API/direct ratio:
  *   (a) a filtered list page, (b) a fuzzy search, (c) page 200 of a filtered walk (pages
- *   0..199 walked first, as a client does; and its page 0, for the page-200/page-0 ratio), (d) a personnel list with company-side filters.
+ *   0..199 walked first, as a client does; and its page 0, for the page-200/page-0 ratio), (d) a personnel list with company-side filters,
+ *   (e) page 200 asked for directly (no walk: a from/size page) and page 0 of the same filter,
+ *   (f) descending lists (the index is sorted ascending on the default sort).
+ * `--as-is` measures the indices as they are, without reloading them when the layout changed.
  * For each it also measures the floor (bench/floor-proxy.mjs, a bare Node proxy of the same
  * request) and the CPU per request of the API, Elasticsearch, Redis and the load generator,
  * read from /proc: on a CPU-bound machine the p50 ratio follows the CPU per request.
- * `--only <text>` runs the scenarios whose label holds it; `--profile DIR` writes a V8 CPU
+ * `--only <text>[|<text>...]` runs the scenarios whose label holds one of them; `--profile DIR` writes a V8 CPU
  * profile of the API process there.
  */
 import autocannon from 'autocannon';
@@ -20,9 +23,9 @@ import { join } from 'node:path';
 const ROOT = new URL('..', import.meta.url).pathname;
 import { loadConfig } from '../core/config.ts';
 import { createServices } from '../server/context.ts';
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { ensureEs } from '../local/es-local.ts';
+import { cpuSeconds, pidsOf } from './proc.ts';
 import { spawnServer } from './server.ts';
 import { ensureRedis } from '../local/redis-local.ts';
 import { generate } from '../ingest/generate/index.ts';
@@ -31,7 +34,7 @@ import { hasStaleMapping, resourceCounts } from '../ingest/demo.ts';
 import { ENTITY_NAMES } from '../mappings/index.ts';
 import { aliasName } from '../core/names.ts';
 
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, 'load-only': { type: 'boolean', default: false }, only: { type: 'string' }, profile: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, 'load-only': { type: 'boolean', default: false }, 'as-is': { type: 'boolean', default: false }, only: { type: 'string' }, profile: { type: 'string' } } });
 const rows = Number(args.rows);
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq`, rateLimitPerMinute: 100_000_000, crawlThreshold: 100_000_000, dailyRowCap: 2_000_000_000 });
@@ -54,22 +57,6 @@ interface Result {
   rps: number;
   p50: number;
   p99: number;
-}
-
-/** CPU seconds (user + system) a process has used, from /proc (Linux); 0 elsewhere. */
-function cpuSeconds(pid: number): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** The pids whose CPU a measurement accounts: the API, Elasticsearch, Redis. */
-function pidsOf(pattern: string): number[] {
-  const r = spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' });
-  return (r.stdout ?? '').split('\n').filter(Boolean).map(Number);
 }
 
 /** Runs `fn` and returns, with its result, the CPU ms per request each process spent. */
@@ -113,7 +100,8 @@ async function spawnFloor(index: string, body: unknown): Promise<{ pid: number; 
 async function main(): Promise<void> {
   await ensureEs(config);
   await ensureRedis(config);
-  await ensureData();
+  // --as-is: measure the indices as they are (no reload when the layout changed): before/after runs of an index change.
+  if (!args['as-is']) await ensureData();
   if (args['load-only']) return;
   const services = createServices(config);
   // The API runs in its own process, as in production: autocannon must not share its event loop.
@@ -131,6 +119,8 @@ async function main(): Promise<void> {
     // Asked for directly (a results table with a page picker): no walk remembered, a from/size page.
     ['(e) page 200 asked directly', '/v1/companies?states=NY&short_form=true&page=200&page_size=25'],
     ['(e) page 0 of the same filter', '/v1/companies?states=NY&short_form=true&page=0&page_size=25'],
+    ['(f) the same filter, descending', '/v1/companies?states=NY&short_form=true&sort_dir=desc&page=0&page_size=25'],
+    ['(f) no filter, descending', '/v1/companies?sort_dir=desc&page=0&page_size=25'],
     ['(d) personnel, company-side filters', '/v1/personnel?lead_type=company&industries=Offices%20of%20Physicians&employee_bands=11-50,51-200&seniority=C-suite,VP-Director&page_size=25'],
   ];
   const auth = { authorization: `Bearer ${secret}` };
@@ -140,7 +130,7 @@ async function main(): Promise<void> {
   const cpuLines: string[] = [];
   const floorLines: string[] = [];
   const out: Record<string, unknown> = {};
-  for (const [label, path] of scenarios.filter(([l]) => !args.only || l.includes(args.only))) {
+  for (const [label, path] of scenarios.filter(([l]) => !args.only || args.only.split('|').some((o) => l.includes(o)))) {
     // Page 200 of a walk: the client has walked pages 0..199 (the server remembers where each ended).
     const deepPage = label.includes('walk') ? /[?&]page=(\d+)/.exec(path) : null;
     for (let page = 0; deepPage && page < Number(deepPage[1]); page++) {

@@ -12,6 +12,13 @@ import { LOOKALIKE_FIELD, lookalikeDims } from './lookalike.ts';
 export const companion = {
   /** Folded, lowercase value for sorting (accents do not change order). */
   sort: (f: string) => `${f}__sort`,
+  /**
+   * The same value as `sort`, on the default-sort name only: descending lists sort on it.
+   * Elasticsearch turns off its sort optimization (skipping non-competitive documents) for a
+   * sort on the index-sort field itself, which the ascending default no longer needs (it stops
+   * early) but a descending sort does.
+   */
+  rsort: (f: string) => `${f}__rsort`,
   /** Normalized name (folded, no legal suffixes): fuzzy search and autocomplete prefixes. */
   norm: (f: string) => `${f}__norm`,
   /** Normalized name without spaces: finds "acmehealth" for "Acme Health". */
@@ -108,6 +115,7 @@ function fieldMappings(def: EntityDef, f: FieldDef): [string, Mapping][] {
     [f.name, { type: 'text', analyzer: 'standard', fields: { raw: KEYWORD, ...(isSearchable(f) ? { lc: { type: 'keyword', normalizer: 'lowercase', ignore_above: 512 } } : {}) } }],
     [companion.sort(f.name), { type: 'keyword', ignore_above: 512 }],
   ];
+  if (f.name === def.defaultSort) out.push([companion.rsort(f.name), { type: 'keyword', ignore_above: 512 }]);
   if (isSearchable(f)) {
     out.push([
       companion.norm(f.name),
@@ -173,9 +181,8 @@ export interface IndexShape {
  */
 export function indexSortOf(def: EntityDef): { field: string[]; order: string[]; missing: string[] } {
   const f = def.fields.find((x) => x.name === def.defaultSort);
-  if (!f) throw new Error(`${def.name}: defaultSort ${def.defaultSort} is not a field`);
-  const field = f.type === 'name' ? companion.sort(f.name) : f.name;
-  return { field: [field, 'id'], order: ['asc', 'asc'], missing: ['_last', '_last'] };
+  if (f?.type !== 'name') throw new Error(`${def.name}: defaultSort ${def.defaultSort} must be a name field (it gets the sort companions)`);
+  return { field: [companion.sort(f.name), 'id'], order: ['asc', 'asc'], missing: ['_last', '_last'] };
 }
 
 /** The `settings` body of a new index (with the entity's index sort when `def` is given and the shape keeps it on). */

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ENTITIES } from '../../mappings/index.ts';
-import { companion, esMappings, esSettings, isSearchable, mappingHash } from '../../mappings/es-mapping.ts';
+import { companion, esMappings, esSettings, indexSortOf, isSearchable, mappingHash } from '../../mappings/es-mapping.ts';
 import { expandIndustry, industryPath, INDUSTRIES } from '../../mappings/industries.ts';
 
 // Features absent from the integration-test distribution of Elasticsearch (see architecture notes).
@@ -25,6 +25,20 @@ for (const def of ENTITIES) {
       assert.is(m.properties[companion.compact(f.name)].type, 'keyword');
       assert.is(m.properties[companion.sort(f.name)].type, 'keyword');
     }
+  });
+
+  test(`${def.name}: the index is sorted on the default sort (keyword companions with doc values), unless turned off`, () => {
+    const m = esMappings(def) as { properties: Record<string, Record<string, unknown>> };
+    const s = esSettings({ shards: 1, replicas: 0 }, def) as { sort?: { field: string[]; order: string[]; missing: string[] } };
+    assert.equal(s.sort, indexSortOf(def));
+    assert.equal(s.sort?.field, [companion.sort(def.defaultSort), 'id']);
+    for (const f of s.sort?.field ?? []) {
+      assert.is(m.properties[f].type, 'keyword', `${f} is a keyword`);
+      assert.is.not(m.properties[f].doc_values, false, `${f} has doc values`);
+    }
+    assert.is(m.properties[companion.rsort(def.defaultSort)].type, 'keyword', 'descending mirror');
+    assert.not.ok((esSettings({ shards: 1, replicas: 0, indexSort: false }, def) as { sort?: unknown }).sort, 'BINTEL_INDEX_SORT=false');
+    assert.not.ok((esSettings({ shards: 1, replicas: 0 }) as { sort?: unknown }).sort, 'no entity, no sort');
   });
 
   test(`${def.name}: definition is consistent`, () => {

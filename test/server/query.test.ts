@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { ENTITIES, entity } from '../../mappings/index.ts';
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
-import { companion, isSearchable } from '../../mappings/es-mapping.ts';
+import { companion, indexSortOf, isSearchable } from '../../mappings/es-mapping.ts';
 import { DMAS, LEAD_TYPES, STATE_CODES } from '../../mappings/reference.ts';
 import { SIGNAL_NAMES } from '../../mappings/signals.ts';
 import { ApiError } from '../../server/errors.ts';
@@ -139,7 +139,8 @@ t('every sortable column, both directions, with or without search: <column> <dir
         for (const search of [undefined, 'acme']) {
           const q: Q = { sort_by: f.name, sort_dir: dir, ...(search ? { search } : {}) };
           const { sort } = build(def, q);
-          assert.equal(sort, [{ [sortFieldOf(f)]: { order: dir, missing: '_last' } }, { id: 'asc' }], `${def.name} ${JSON.stringify(q)}`);
+          const field = dir === 'desc' && f.name === def.defaultSort ? companion.rsort(f.name) : sortFieldOf(f);
+          assert.equal(sort, [{ [field]: { order: dir, missing: '_last' } }, { id: 'asc' }], `${def.name} ${JSON.stringify(q)}`);
         }
       }
     }
@@ -150,7 +151,19 @@ t('without sort_by: the default column ascending (sort_dir alone flips it), id a
   for (const def of ENTITIES) {
     const f = fieldOf(def, def.defaultSort);
     assert.equal(build(def).sort, [{ [sortFieldOf(f)]: { order: 'asc', missing: '_last' } }, { id: 'asc' }], def.name);
-    assert.equal(build(def, { sort_dir: 'desc' }).sort, [{ [sortFieldOf(f)]: { order: 'desc', missing: '_last' } }, { id: 'asc' }], def.name);
+    // Descending sorts on the mirror of the index-sort field (see companion.rsort).
+    assert.equal(build(def, { sort_dir: 'desc' }).sort, [{ [companion.rsort(f.name)]: { order: 'desc', missing: '_last' } }, { id: 'asc' }], def.name);
+  }
+});
+
+t('the default list sort is exactly the index sort, so a default-ordered page stops early', () => {
+  for (const def of ENTITIES) {
+    const ix = indexSortOf(def);
+    const sort = build(def).sort as Record<string, { order: string; missing?: string } | string>[];
+    assert.equal(sort.map((c) => Object.keys(c)[0]), ix.field, def.name);
+    assert.equal(sort.map((c) => { const v = Object.values(c)[0]; return typeof v === 'string' ? v : v.order; }), ix.order, def.name);
+    assert.is((Object.values(sort[0])[0] as { missing: string }).missing, ix.missing[0], def.name);
+    // id is always present, so its `missing` never applies.
   }
 });
 
