@@ -89,6 +89,23 @@ export async function createLoadIndex(es: Es, index: string, def: EntityDef, sha
 }
 
 /**
+ * Force-merges `index` down to `segments` as a background task, polled until it is done: a merge
+ * of a million documents with vectors takes minutes, longer than any one HTTP request should
+ * be held open (proxies and client timeouts cut it).
+ */
+export async function forceMerge(es: Es, index: string, segments: number): Promise<void> {
+  const started = (await es.indices.forcemerge({ index, max_num_segments: segments, wait_for_completion: false })) as unknown as { task?: string };
+  if (!started.task) return;
+  for (;;) {
+    const t = (await es.tasks.get({ task_id: started.task, wait_for_completion: true, timeout: '30s' }, { ignore: [408] })) as { completed?: boolean; error?: { type?: string; reason?: string } };
+    // 408: still running after 30 s; ask again.
+    if (t.error?.type?.includes('timeout')) continue;
+    if (t.error) throw new Error(`force-merge of ${index} failed: ${t.error.reason ?? JSON.stringify(t.error)}`);
+    if (t.completed) return;
+  }
+}
+
+/**
  * Makes a loaded index ready to serve: restores refresh and durability, refreshes, force-merges
  * it (BINTEL_MERGE_SEGMENTS) while it has no replicas, so the merge runs once and the replicas
  * copy the merged segments, then restores the replicas, waits for its shards, and records
@@ -98,7 +115,7 @@ export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opt
   const { shape } = opts;
   await es.indices.putSettings({ index, settings: { refresh_interval: '1s', 'translog.durability': 'request' } });
   await es.indices.refresh({ index });
-  if (shape.mergeSegments) await es.indices.forcemerge({ index, max_num_segments: shape.mergeSegments }, { requestTimeout: 3_600_000 });
+  if (shape.mergeSegments) await forceMerge(es, index, shape.mergeSegments);
   await es.indices.putSettings({ index, settings: { number_of_replicas: shape.replicas } });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
   const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString() };
