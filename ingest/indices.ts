@@ -96,12 +96,13 @@ export async function createLoadIndex(es: Es, index: string, def: EntityDef, sha
 export async function forceMerge(es: Es, index: string, segments: number): Promise<void> {
   const started = (await es.indices.forcemerge({ index, max_num_segments: segments, wait_for_completion: false })) as unknown as { task?: string };
   if (!started.task) return;
-  for (;;) {
-    const t = (await es.tasks.get({ task_id: started.task, wait_for_completion: true, timeout: '30s' }, { ignore: [408] })) as { completed?: boolean; error?: { type?: string; reason?: string } };
-    // 408: still running after 30 s; ask again.
-    if (t.error?.type?.includes('timeout')) continue;
+  // Polled without waiting on the server side (a waiting task GET answers 500 timeout_exception
+  // after its timeout): every 100 ms at first, then every 2 s.
+  for (let wait = 100; ; wait = Math.min(2000, wait * 2)) {
+    const t = (await es.tasks.get({ task_id: started.task })) as { completed?: boolean; error?: { type?: string; reason?: string } };
     if (t.error) throw new Error(`force-merge of ${index} failed: ${t.error.reason ?? JSON.stringify(t.error)}`);
     if (t.completed) return;
+    await new Promise((r) => setTimeout(r, wait));
   }
 }
 
