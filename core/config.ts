@@ -37,7 +37,7 @@ export interface Config {
    * default 1; 0 skips the merge): fewer segments, less work per query.
    */
   readonly mergeSegments: number;
-  /** Index sorting on each resource's default sort (BINTEL_INDEX_SORT, default on): a page asked for directly stops early. */
+  /** Index sorting on each resource's default sort (BINTEL_INDEX_SORT, default off): a deep page of the default order stops early, a descending one gets far slower. */
   readonly indexSort: boolean;
   /** Deadline of one Elasticsearch request made by the API, in ms (BINTEL_ES_TIMEOUT_MS): past it the call is 503 with Retry-After. */
   readonly esTimeoutMs: number;
@@ -230,7 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shards: positive('BINTEL_SHARDS', 1),
     replicas: nonNegative('BINTEL_REPLICAS', 0),
     mergeSegments: nonNegative('BINTEL_MERGE_SEGMENTS', 1),
-    indexSort: flag('BINTEL_INDEX_SORT', true),
+    indexSort: flag('BINTEL_INDEX_SORT', false),
     redisUrl,
     redisClusterNodes,
     namespace,

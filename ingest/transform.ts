@@ -118,7 +118,6 @@ function addCompanions(def: EntityDef, doc: Doc, f: FieldDef): void {
   if (typeof v !== 'string' || !v) return;
   const folded = foldText(v);
   doc[companion.sort(f.name)] = folded;
-  if (f.name === def.defaultSort) doc[companion.rsort(f.name)] = folded;
   if (!isSearchable(f)) return;
   const norm = normalizeFolded(folded);
   doc[companion.norm(f.name)] = norm;

@@ -12,13 +12,6 @@ import { LOOKALIKE_FIELD, lookalikeDims } from './lookalike.ts';
 export const companion = {
   /** Folded, lowercase value for sorting (accents do not change order). */
   sort: (f: string) => `${f}__sort`,
-  /**
-   * The same value as `sort`, on the default-sort name only: descending lists sort on it.
-   * Elasticsearch turns off its sort optimization (skipping non-competitive documents) for a
-   * sort on the index-sort field itself, which the ascending default no longer needs (it stops
-   * early) but a descending sort does.
-   */
-  rsort: (f: string) => `${f}__rsort`,
   /** Normalized name (folded, no legal suffixes): fuzzy search and autocomplete prefixes. */
   norm: (f: string) => `${f}__norm`,
   /** Normalized name without spaces: finds "acmehealth" for "Acme Health". */
@@ -115,7 +108,6 @@ function fieldMappings(def: EntityDef, f: FieldDef): [string, Mapping][] {
     [f.name, { type: 'text', analyzer: 'standard', fields: { raw: KEYWORD, ...(isSearchable(f) ? { lc: { type: 'keyword', normalizer: 'lowercase', ignore_above: 512 } } : {}) } }],
     [companion.sort(f.name), { type: 'keyword', ignore_above: 512 }],
   ];
-  if (f.name === def.defaultSort) out.push([companion.rsort(f.name), { type: 'keyword', ignore_above: 512 }]);
   if (isSearchable(f)) {
     out.push([
       companion.norm(f.name),
@@ -169,15 +161,18 @@ export interface IndexShape {
   replicas: number;
   /** Segments to force-merge down to before the alias moves; 0: no merge. */
   mergeSegments?: number;
-  /** Index sorting on the default sort (indexSortOf); on unless false. */
+  /** Index sorting on the default sort (indexSortOf); off unless true (BINTEL_INDEX_SORT). */
   indexSort?: boolean;
 }
 
 /**
- * The index sort of an entity: its default list sort, exactly as the list query sorts (the
- * sort companion ascending, missing last, then `id`). Segments are stored in that order, so a
- * page of the default sort that does not count (counts come from the cache) stops after
- * `from + size` documents per segment instead of visiting every match.
+ * The index sort of an entity (BINTEL_INDEX_SORT=1; off by default): its default list sort,
+ * exactly as the list query sorts (the sort companion ascending, missing last, then `id`).
+ * Segments are stored in that order, so a page of the default sort that does not count (counts
+ * come from the cache) stops after `from + size` documents per segment: page 200 asked for
+ * directly costs 21 ms instead of 91 at 1M. But the same list descending becomes the worst case
+ * (every document beats the one before it): 235 ms instead of 7 with a one-state filter, 2.7 s
+ * instead of 7 without one. The README's benchmarks have the figures.
  */
 export function indexSortOf(def: EntityDef): { field: string[]; order: string[]; missing: string[] } {
   const f = def.fields.find((x) => x.name === def.defaultSort);
@@ -185,12 +180,12 @@ export function indexSortOf(def: EntityDef): { field: string[]; order: string[];
   return { field: [companion.sort(f.name), 'id'], order: ['asc', 'asc'], missing: ['_last', '_last'] };
 }
 
-/** The `settings` body of a new index (with the entity's index sort when `def` is given and the shape keeps it on). */
+/** The `settings` body of a new index (with the entity's index sort when `def` is given and the shape turns it on). */
 export function esSettings(shape: IndexShape, def?: EntityDef): Mapping {
   return {
     number_of_shards: shape.shards,
     number_of_replicas: shape.replicas,
-    ...(def && shape.indexSort !== false ? { sort: indexSortOf(def) } : {}),
+    ...(def && shape.indexSort === true ? { sort: indexSortOf(def) } : {}),
     refresh_interval: '1s',
     max_result_window: 10_000,
     // CRM lists are matched with terms lookups (server/services/crm.ts CRM_MAX_TERMS).
@@ -204,9 +199,8 @@ export function esSettings(shape: IndexShape, def?: EntityDef): Mapping {
  * forms of names): bump it when that changes, so older indices show as stale (`bintel indices`)
  * and `bintel reindex` rebuilds them. 2: compact form of names without their '&'. 3: letters
  * without a Unicode decomposition (Ł, Đ, ø, ß, ...) folded to ASCII. 4: the lookalike vector.
- * 5: index sorting on the default sort (indexSortOf) and the force-merge before the alias moves.
  */
-export const DOC_LAYOUT = 5;
+export const DOC_LAYOUT = 4;
 
 /**
  * A short hash of the generated mapping and DOC_LAYOUT: stored in the index `_meta`, so `bintel indices`

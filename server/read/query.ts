@@ -192,9 +192,7 @@ export function searchClause(def: EntityDef, text: string): Clause {
 export function sortClause(def: EntityDef, p: ListRequest): Clause[] {
   if (p.search && !p.sortExplicit) return [{ _score: 'desc' }, { id: 'asc' }];
   const f = def.fields.find((x) => x.name === p.sortBy) as FieldDef;
-  // Descending on the index-sort field sorts on its mirror (companion.rsort says why).
-  const field = p.sortDir === 'desc' && f.name === def.defaultSort && f.type === 'name' ? companion.rsort(f.name) : sortFieldOf(f);
-  return [{ [field]: { order: p.sortDir, missing: '_last' } }, { id: 'asc' }];
+  return [{ [sortFieldOf(f)]: { order: p.sortDir, missing: '_last' } }, { id: 'asc' }];
 }
 
 /** Step 3 of the list pipeline: the search body of a list call (paging is added by the fetch step). */

@@ -1,6 +1,7 @@
 /**
- * What a load leaves behind: an index sorted on the resource's default sort, force-merged to
- * one segment before the alias moved; and the merge itself, run as a polled background task.
+ * What a load leaves behind: an index force-merged to one segment before the alias moved, sorted
+ * on the resource's default sort when BINTEL_INDEX_SORT asks (off by default); and the merge
+ * itself, run as a polled background task.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,7 +17,7 @@ const ns = `${config.namespace}-layout`;
 let data: DataFiles | undefined;
 
 test.before(async () => {
-  data = await loadGenerated({ config: { ...config, namespace: ns } }, { companies: 3000, personnel: 3000, brokerOffices: 100, brokers: 20, seed: 5, es });
+  data = await loadGenerated({ config: { ...config, namespace: ns, indexSort: true } }, { companies: 3000, personnel: 3000, brokerOffices: 100, brokers: 20, seed: 5, es });
 });
 test.after(async () => {
   await data?.cleanup();
@@ -27,7 +28,12 @@ test.after(async () => {
 
 const segmentsOf = async (index: string) => (await es.indices.stats({ index, metric: ['segments'] })).indices?.[index]?.primaries?.segments?.count ?? -1;
 
-test('every loaded index is sorted on its default sort and merged to one segment', async () => {
+test('index sorting is off unless configured', () => {
+  assert.is(config.indexSort, false);
+  assert.is(config.mergeSegments, 1);
+});
+
+test('with BINTEL_INDEX_SORT every loaded index is sorted on its default sort; each is merged to one segment', async () => {
   for (const name of ENTITY_NAMES) {
     const index = await liveIndex(es, ns, name);
     assert.ok(index, `${name} is live`);
