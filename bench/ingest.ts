@@ -40,6 +40,7 @@ import { ingestFile } from '../ingest/run.ts';
 import { cpuOf, esPids } from './proc.ts';
 import { esMappings, esSettings, type IndexShape } from '../mappings/es-mapping.ts';
 import type { EntityDef } from '../mappings/types.ts';
+import { LOOKALIKE_FIELD } from '../mappings/lookalike.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -195,17 +196,27 @@ function leanMapping(def: EntityDef): { mappings: Record<string, unknown>; lean:
 }
 
 /** Elasticsearch's cost per document of one index layout: raw load, then the force-merge a load ends with. */
-async function esCost(ndjson: string, label: string, indexSort: boolean, lean = false): Promise<string> {
-  const index = `${aliasName(config.namespace, 'companies')}-vcost${indexSort ? 's' : 'u'}${lean ? 'l' : ''}`;
+async function esCost(ndjson: string, label: string, indexSort: boolean, variant: 'lean' | 'flat-vector' | null = null): Promise<string> {
+  const index = `${aliasName(config.namespace, 'companies')}-vcost${indexSort ? 's' : 'u'}${variant ?? ''}`;
   await dropIndex(es, index).catch(() => {});
   const pids = esPids();
   const cpu0 = cpuOf(pids);
-  if (lean) {
-    const { mappings, lean: fields } = leanMapping(companies);
-    process.stderr.write(`lean layout: no index or doc values on ${fields.join(', ')}\n`);
+  if (variant) {
+    let mappings: Record<string, unknown>;
+    if (variant === 'lean') {
+      const lean = leanMapping(companies);
+      process.stderr.write(`lean layout: no index or doc values on ${lean.lean.join(', ')}\n`);
+      mappings = lean.mappings;
+    } else {
+      // The lookalike vector stored without its HNSW graph (a knn query would then scan every candidate).
+      const m = esMappings(companies) as { properties: Record<string, Record<string, unknown>> };
+      const { index_options: _graph, similarity: _sim, ...vector } = m.properties[LOOKALIKE_FIELD];
+      m.properties[LOOKALIKE_FIELD] = { ...vector, index: false };
+      mappings = m as Record<string, unknown>;
+    }
     await es.indices.create({ index, settings: { ...esSettings({ shards: 1, replicas: 0, indexSort }, companies), refresh_interval: '-1', 'translog.durability': 'async' } as Record<string, unknown>, mappings });
   }
-  const raw = await rawBulk(ndjson, index, { shards: 1, replicas: 0, indexSort }, !lean);
+  const raw = await rawBulk(ndjson, index, { shards: 1, replicas: 0, indexSort }, !variant);
   const loadCpu = cpuOf(pids) - cpu0;
   const before = await segmentsOf(index);
   const cpu1 = cpuOf(pids);
@@ -237,7 +248,7 @@ async function main(): Promise<void> {
     const n = await writeNdjson(csvPath, ndjson);
     process.stderr.write(`prepared ${n} documents (${((await stat(ndjson)).size / 1e6).toFixed(0)} MB NDJSON, ${((await stat(csvPath)).size / 1e6).toFixed(0)} MB CSV)\n`);
 
-    const costLines = [await esCost(ndjson, 'unsorted', false), await esCost(ndjson, 'sorted on the default sort', true), await esCost(ndjson, 'sorted, lean (only queried fields indexed)', true, true)];
+    const costLines = [await esCost(ndjson, 'unsorted', false), await esCost(ndjson, 'sorted on the default sort', true), await esCost(ndjson, 'sorted, lean (only queried fields indexed)', true, 'lean'), await esCost(ndjson, 'unsorted, lookalike vector without its HNSW graph', false, 'flat-vector')];
     process.stdout.write(`\nElasticsearch's cost per document (raw _bulk of the same ${n} documents, 1 shard):\n\n| layout | raw _bulk docs/s | ES CPU µs/doc (load) | segments / size after load | force-merge to 1 segment | segments / size after |\n|---|---|---|---|---|---|\n${costLines.join('\n')}\n`);
     if (args['es-cost-only']) return;
     const rawIndex = `${aliasName(config.namespace, 'companies')}-vraw`;
