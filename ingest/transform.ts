@@ -5,7 +5,7 @@
  *    copy the joined fields, compute derived fields and the search companions.
  */
 import { createHash } from 'node:crypto';
-import { companion, hasSuggest, isSearchable, suggestValue } from '../mappings/es-mapping.ts';
+import { companion, hasSuggest, isSearchable, sortRank, suggestValue } from '../mappings/es-mapping.ts';
 import { foldText, normalizeFolded, normalizeName } from '../mappings/normalize.ts';
 import { LOOKALIKE_FIELD, lookalikeVector } from '../mappings/lookalike.ts';
 import type { Doc, EntityDef, EntityName, FieldDef, JoinDef } from '../mappings/types.ts';
@@ -118,6 +118,10 @@ function addCompanions(def: EntityDef, doc: Doc, f: FieldDef): void {
   if (typeof v !== 'string' || !v) return;
   const folded = foldText(v);
   doc[companion.sort(f.name)] = folded;
+  if (f.sortable) {
+    const rank = sortRank(folded);
+    if (rank !== undefined) doc[companion.rank(f.name)] = rank;
+  }
   if (!isSearchable(f)) return;
   const norm = normalizeFolded(folded);
   doc[companion.norm(f.name)] = norm;

@@ -12,6 +12,8 @@ import { LOOKALIKE_FIELD, lookalikeDims } from './lookalike.ts';
 export const companion = {
   /** Folded, lowercase value for sorting (accents do not change order). */
   sort: (f: string) => `${f}__sort`,
+  /** A sortable name's sort value as a number in the same order (sortRank): a deep page is found by counting (server/read/ladder.ts). */
+  rank: (f: string) => `${f}__rank`,
   /** Normalized name (folded, no legal suffixes): fuzzy search and autocomplete prefixes. */
   norm: (f: string) => `${f}__norm`,
   /** Normalized name without spaces: finds "acmehealth" for "Acme Health". */
@@ -106,8 +108,9 @@ function fieldMappings(def: EntityDef, f: FieldDef): [string, Mapping][] {
   const out: [string, Mapping][] = [
     // raw: the value as stored (cf exact); lc: the whole name, case-insensitive (search's exact tier).
     [f.name, { type: 'text', analyzer: 'standard', fields: { raw: KEYWORD, ...(isSearchable(f) ? { lc: { type: 'keyword', normalizer: 'lowercase', ignore_above: 512 } } : {}) } }],
-    [companion.sort(f.name), { type: 'keyword', ignore_above: 512 }],
+    [companion.sort(f.name), { type: 'keyword', ignore_above: SORT_IGNORE_ABOVE }],
   ];
+  if (f.sortable) out.push([companion.rank(f.name), { type: 'long' }]);
   if (isSearchable(f)) {
     out.push([
       companion.norm(f.name),
@@ -146,6 +149,53 @@ export function esMappings(def: EntityDef): Mapping {
  * low-entropy feature codes; recall is measured by the quality test at this setting).
  */
 const LOOKALIKE_HNSW = { type: 'hnsw', m: 8, ef_construction: 32 } as const;
+
+/** Sort values longer than this are not indexed (nor sorted on: such a row sorts as missing). */
+const SORT_IGNORE_ABOVE = 512;
+
+/**
+ * The rank of a sort value: a number that never decreases when the value's UTF-8 bytes increase
+ * (Elasticsearch's keyword order), so that `rank < r` selects a leading run of the sorted list and
+ * a range aggregation counts how many rows precede any rank. The first 9 bytes, each mapped to
+ * its position in a 49-letter alphabet, read as digits of base 50 (under 2^53, exact as a double,
+ * which range aggregations compute in). The alphabet keeps space, digits, a-z and common
+ * punctuation exact and gives each other run of bytes one letter; after the first byte of such a
+ * run the digits are 0, which keeps the order (two values whose bytes differ inside a run get the
+ * same rank up to there). Undefined when the value is not sorted on (longer than ignore_above).
+ */
+export function sortRank(value: string): number | undefined {
+  if (value.length > SORT_IGNORE_ABOVE) return undefined;
+  let rank = 0;
+  let exact = true;
+  for (let i = 0; i < RANK_DIGITS; i++) {
+    let digit = 0;
+    if (exact && i < value.length) {
+      const c = value.charCodeAt(i);
+      digit = c < 128 ? RANK_ALPHABET[c] : RANK_HIGH;
+      exact = c < 128 && RANK_EXACT[c] === 1;
+    }
+    rank = rank * RANK_BASE + digit;
+  }
+  return rank;
+}
+const RANK_DIGITS = 9;
+const RANK_BASE = 50;
+const { RANK_ALPHABET, RANK_EXACT, RANK_HIGH } = (() => {
+  const exactBytes = new Set([...' &\',-./0123456789abcdefghijklmnopqrstuvwxyz'].map((c) => c.charCodeAt(0)));
+  const alphabet = new Uint8Array(128);
+  const exact = new Uint8Array(128);
+  let letter = 0;
+  for (let b = 0; b < 128; b++) {
+    const inRun = b > 0 && !exactBytes.has(b) && !exactBytes.has(b - 1);
+    if (!inRun) letter++;
+    alphabet[b] = letter;
+    exact[b] = exactBytes.has(b) ? 1 : 0;
+  }
+  // Bytes from 0x80 (every non-ASCII character's UTF-8 form): one run after all of ASCII.
+  const high = letter + 1;
+  if (high >= RANK_BASE) throw new Error('sortRank: alphabet larger than its base');
+  return { RANK_ALPHABET: alphabet, RANK_EXACT: exact, RANK_HIGH: high };
+})();
 
 /** Every mapped property of an entity's index: its fields, their companions and the lookalike vector. */
 function allProperties(def: EntityDef): Record<string, Mapping> {
@@ -199,8 +249,9 @@ export function esSettings(shape: IndexShape, def?: EntityDef): Mapping {
  * forms of names): bump it when that changes, so older indices show as stale (`bintel indices`)
  * and `bintel reindex` rebuilds them. 2: compact form of names without their '&'. 3: letters
  * without a Unicode decomposition (Ł, Đ, ø, ß, ...) folded to ASCII. 4: the lookalike vector.
+ * 5: the rank of each sortable name (sortRank).
  */
-export const DOC_LAYOUT = 4;
+export const DOC_LAYOUT = 5;
 
 /**
  * A short hash of the generated mapping and DOC_LAYOUT: stored in the index `_meta`, so `bintel indices`

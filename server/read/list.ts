@@ -95,7 +95,7 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
       credits_charged: charge.credits,
       cache_hit: charge.cacheHit,
       applied_filters: req.applied,
-      ...(req.explain ? { explain: { index, body: fetched.served } } : {}),
+      ...(req.explain ? { explain: { index, body: fetched.served, ...(fetched.ladder ? { ladder: fetched.ladder } : {}) } } : {}),
     },
   };
 }

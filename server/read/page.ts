@@ -10,6 +10,7 @@ import type { Services } from '../context.ts';
 import type { Doc } from '../../mappings/types.ts';
 import { staleCursor, type Cursor } from './cursor.ts';
 import type { Hit } from './decorate.ts';
+import { ladderStart, type LadderStart } from './ladder.ts';
 import type { SearchBody } from './query.ts';
 
 /** Elasticsearch's index.max_result_window: the most one search may return. */
@@ -49,6 +50,8 @@ export interface Page {
   total?: number | { value: number; relation: string };
   /** The request sent for the page (explain). */
   served: Record<string, unknown>;
+  /** The counting request that found where a deep page starts (explain), when one was sent. */
+  ladder?: Record<string, unknown>;
 }
 
 /** The sort values just before `offset`, walked with search_after over sort values only. */
@@ -72,28 +75,31 @@ export async function fetchPage(services: Services, q: PageQuery): Promise<Page>
   const offset = q.page * q.pageSize;
   const want = q.pageSize + 1;
   const deep = offset + want > services.config.pageWindow;
+  // Exact up to 10,000 matches in the page query itself; above, the count runs in the background.
+  const trackTotal = q.includeCount ? services.config.exactCountUpTo : false;
   let served: Record<string, unknown> = {};
-  const search = (after?: unknown[]) => {
+  const search = (after?: unknown[], start?: LadderStart | null) => {
     served = {
-      query: q.body.query,
+      query: start ? { bool: { filter: [q.body.query, start.filter] } } : q.body.query,
       sort: q.body.sort,
       size: want,
-      // Exact up to 10,000 matches in the page query itself; above, the count runs in the background.
-      track_total_hits: q.includeCount ? services.config.exactCountUpTo : false,
+      track_total_hits: start ? false : trackTotal,
       _source: { includes: q.source },
-      ...(deep || q.start ? (after ? { search_after: after } : {}) : { from: offset }),
+      ...(deep || q.start ? (after ? { search_after: after } : {}) : { from: start ? start.from : offset }),
     };
     return services.esSearch.search<Doc>(q.index, served);
   };
   let res = q.start ? await search(q.start.cursor.a) : null;
   const moved = res && res.hits.hits.length > 0 && res.hits.hits[0]._index !== q.start?.cursor.g;
   if (moved && q.start?.given) throw staleCursor();
+  let start: LadderStart | null = null;
   if (!res || moved) {
+    start = deep ? null : await ladderStart(services, { index: q.index, body: q.body, offset, want, trackTotal });
     const after = deep ? await searchAfterFor(services, q.index, q.body, offset) : undefined;
-    res = deep && after === undefined && offset > 0 ? null : await search(after);
+    res = deep && after === undefined && offset > 0 ? null : await search(after, start);
   }
   const hits = (res?.hits.hits ?? []) as Hit[];
-  return { hits, pageHits: hits.slice(0, q.pageSize), hasMore: hits.length > q.pageSize, total: res?.hits.total, served };
+  return { hits, pageHits: hits.slice(0, q.pageSize), hasMore: hits.length > q.pageSize, total: start ? start.total : res?.hits.total, served, ...(start ? { ladder: start.served } : {}) };
 }
 
 /**

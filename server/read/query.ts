@@ -27,6 +27,16 @@ export interface SearchBody {
   query: Clause;
   sort: Clause[];
   track_total_hits: boolean;
+  /** The numeric field ordered like the first sort key, when there is one (a deep page is then found by counting: ladder.ts). */
+  rank?: RankSort;
+}
+
+/** A numeric field that never decreases along the list's first sort key (the key itself when numeric). */
+export interface RankSort {
+  field: string;
+  order: 'asc' | 'desc';
+  /** Whole numbers only (long and integer fields, name ranks): rungs are rounded. */
+  integral: boolean;
 }
 
 /** The keyword a field is matched on: names keep their raw value in the `.raw` subfield. */
@@ -189,6 +199,14 @@ export function searchClause(def: EntityDef, text: string): Clause {
   return { bool: { should, minimum_should_match: 1 } };
 }
 
+/** The rank of a list's sort (names: their rank companion; numbers: themselves), or undefined for relevance. */
+export function rankSort(def: EntityDef, p: ListRequest): RankSort | undefined {
+  if (p.search && !p.sortExplicit) return undefined;
+  const f = def.fields.find((x) => x.name === p.sortBy) as FieldDef;
+  if (f.type === 'name') return f.sortable ? { field: companion.rank(f.name), order: p.sortDir, integral: true } : undefined;
+  return f.type === 'integer' || f.type === 'long' || f.type === 'double' ? { field: f.name, order: p.sortDir, integral: f.type !== 'double' } : undefined;
+}
+
 export function sortClause(def: EntityDef, p: ListRequest): Clause[] {
   if (p.search && !p.sortExplicit) return [{ _score: 'desc' }, { id: 'asc' }];
   const f = def.fields.find((x) => x.name === p.sortBy) as FieldDef;
@@ -206,7 +224,8 @@ export function buildListQuery(p: ListRequest, ctx: QueryContext): SearchBody {
       ...marksOf(def, ctx),
     },
   };
-  return { query, sort: sortClause(def, p), track_total_hits: p.includeCount };
+  const rank = rankSort(def, p);
+  return { query, sort: sortClause(def, p), track_total_hits: p.includeCount, ...(rank ? { rank } : {}) };
 }
 
 /** The query of rows read by id (detail, batch): the ids, the side, and the CRM marks when the rows carry crm_status. */

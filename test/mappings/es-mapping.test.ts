@@ -1,7 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ENTITIES } from '../../mappings/index.ts';
-import { companion, esMappings, esSettings, indexSortOf, isSearchable, mappingHash } from '../../mappings/es-mapping.ts';
+import fc from 'fast-check';
+import { companion, esMappings, esSettings, indexSortOf, isSearchable, mappingHash, sortRank } from '../../mappings/es-mapping.ts';
+import { foldText } from '../../mappings/normalize.ts';
 import { expandIndustry, industryPath, INDUSTRIES } from '../../mappings/industries.ts';
 
 // Features absent from the integration-test distribution of Elasticsearch (see architecture notes).
@@ -63,6 +65,35 @@ test('the advanced tier is exactly the fields the spec names', () => {
     }
   }
 });
+
+/** Elasticsearch's keyword order: UTF-8 bytes, unsigned. */
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+test('sortRank never decreases along the keyword order (random strings, shared prefixes, folded names), and is exact as a double', () => {
+  // Strings that share long prefixes and differ in every kind of byte: ASCII exact and lossy, non-ASCII, surrogates.
+  const alphabet = fc.constantFrom(...'ab z09&\',-./!:~\u0001Zé€😀\u007f'.split(''), 'smith ', 'smith-');
+  const value = fc.oneof(fc.array(alphabet, { maxLength: 6 }).map((xs) => xs.join('')), fc.string({ unit: 'grapheme', maxLength: 14 }), fc.string({ unit: 'binary', maxLength: 14 }), fc.string({ maxLength: 14 }).map(foldText));
+  fc.assert(
+    fc.property(value, value, (a, b) => {
+      const [lo, hi] = byteOrder(a, b) <= 0 ? [a, b] : [b, a];
+      const rl = sortRank(lo) as number;
+      const rh = sortRank(hi) as number;
+      return Number.isSafeInteger(rl) && Number.isSafeInteger(rh) && rl <= rh;
+    }),
+    { numRuns: 20_000 },
+  );
+  // Distinct where names differ early (the rank must tell apart what lists page through).
+  assert.ok((sortRank('smith health') as number) < (sortRank('smith hospital') as number));
+  assert.ok((sortRank('abebe') as number) < (sortRank('abebe distributors') as number));
+  assert.is(sortRank('x'.repeat(513)), undefined, 'not sorted on above ignore_above');
+});
+
+for (const def of ENTITIES) {
+  test(`${def.name}: every sortable name has a rank companion (long)`, () => {
+    const m = esMappings(def) as { properties: Record<string, { type: string }> };
+    for (const f of def.fields.filter((x) => x.sortable && x.type === 'name')) assert.is(m.properties[companion.rank(f.name)]?.type, 'long', f.name);
+  });
+}
 
 test('mapping hash is stable and changes with the mapping', () => {
   const [a, b] = ENTITIES;
