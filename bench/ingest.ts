@@ -37,7 +37,7 @@ import { completeBatch, isRejected, prepareRow, type PreparedRow } from '../inge
 import { toNdjson } from '../ingest/bulk.ts';
 import { createLoadIndex, dropIndex, liveIndex } from '../ingest/indices.ts';
 import { ingestFile } from '../ingest/run.ts';
-import { cpuOf, esPids } from './proc.ts';
+import { cpuOf, cpuSeconds, esPids } from './proc.ts';
 import { esMappings, esSettings, type IndexShape } from '../mappings/es-mapping.ts';
 import type { EntityDef } from '../mappings/types.ts';
 import { LOOKALIKE_FIELD } from '../mappings/lookalike.ts';
@@ -49,6 +49,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '2' },
     seed: { type: 'string', default: '7' },
     'es-cost-only': { type: 'boolean', default: false },
+    'cli-only': { type: 'boolean', default: false },
   },
 });
 const rows = Number(args.rows);
@@ -132,7 +133,7 @@ async function rawBulk(ndjson: string, index: string, shape: IndexShape = { shar
 }
 
 /** (b) Runs `bintel ingest companies` in its own process, sampling its peak RSS. */
-async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; peakRssMb: number }> {
+async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; peakRssMb: number; cpuS: number }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [join(root, 'bin/bintel.js'), 'ingest', 'companies', csvPath, '--batch-size', String(batchSize), '--concurrency', String(concurrency)], {
     env: { ...process.env, BINTEL_NAMESPACE: config.namespace },
@@ -141,7 +142,9 @@ async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; p
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   let peakKb = 0;
+  let cpuS = 0;
   const timer = setInterval(() => {
+    cpuS = Math.max(cpuS, cpuSeconds(child.pid as number));
     try {
       const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       if (m) peakKb = Math.max(peakKb, Number(m[1]));
@@ -154,7 +157,7 @@ async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; p
   const ms = performance.now() - t0;
   if (code !== 0) throw new Error(`bintel ingest exited ${code}: ${out}`);
   const m = /indexed (\d+)/.exec(out);
-  return { docs: Number(m?.[1] ?? 0), ms, peakRssMb: peakKb / 1024 };
+  return { docs: Number(m?.[1] ?? 0), ms, peakRssMb: peakKb / 1024, cpuS };
 }
 
 /** Segments and store size of an index (primaries). */
@@ -245,11 +248,15 @@ async function main(): Promise<void> {
     await cleanup(es);
     const csvPath = await prepareData(dir);
     const ndjson = join(dir, 'companies.ndjson');
+    const cpu0 = process.cpuUsage();
     const n = await writeNdjson(csvPath, ndjson);
+    const transformCpu = process.cpuUsage(cpu0);
+    // The transform alone (read, parse, validate, join, companions, serialize to a file), in this process.
+    process.stdout.write(`transform CPU in-process: ${Math.round((transformCpu.user + transformCpu.system) / n)} µs per row\n`);
     process.stderr.write(`prepared ${n} documents (${((await stat(ndjson)).size / 1e6).toFixed(0)} MB NDJSON, ${((await stat(csvPath)).size / 1e6).toFixed(0)} MB CSV)\n`);
 
-    const costLines = [await esCost(ndjson, 'unsorted', false), await esCost(ndjson, 'sorted on the default sort', true), await esCost(ndjson, 'sorted, lean (only queried fields indexed)', true, 'lean'), await esCost(ndjson, 'unsorted, lookalike vector without its HNSW graph', false, 'flat-vector')];
-    process.stdout.write(`\nElasticsearch's cost per document (raw _bulk of the same ${n} documents, 1 shard):\n\n| layout | raw _bulk docs/s | ES CPU µs/doc (load) | segments / size after load | force-merge to 1 segment | segments / size after |\n|---|---|---|---|---|---|\n${costLines.join('\n')}\n`);
+    const costLines = args['cli-only'] ? [] : [await esCost(ndjson, 'unsorted', false), await esCost(ndjson, 'sorted on the default sort', true), await esCost(ndjson, 'sorted, lean (only queried fields indexed)', true, 'lean'), await esCost(ndjson, 'unsorted, lookalike vector without its HNSW graph', false, 'flat-vector')];
+    if (costLines.length) process.stdout.write(`\nElasticsearch's cost per document (raw _bulk of the same ${n} documents, 1 shard):\n\n| layout | raw _bulk docs/s | ES CPU µs/doc (load) | segments / size after load | force-merge to 1 segment | segments / size after |\n|---|---|---|---|---|---|\n${costLines.join('\n')}\n`);
     if (args['es-cost-only']) return;
     const rawIndex = `${aliasName(config.namespace, 'companies')}-vraw`;
     const raw = await rawBulk(ndjson, rawIndex);
@@ -268,11 +275,13 @@ async function main(): Promise<void> {
       bintel_ingest_docs_per_s: Math.round(cliRate),
       ratio: Number((cliRate / rawRate).toFixed(3)),
       bintel_peak_rss_mb: Math.round(cli.peakRssMb),
+      // The CLI's own CPU (sampled every 100 ms, so up to 0.1 s short), per row read.
+      bintel_cpu_us_per_row: Math.round((cli.cpuS * 1e6) / Math.max(cli.docs, 1)),
       bintel_indexed: cli.docs,
       live_index_count: count,
     };
-    process.stdout.write(`\n| rows | raw _bulk docs/s | bintel ingest docs/s | ratio | peak RSS |\n|---|---|---|---|---|\n`);
-    process.stdout.write(`| ${rows} | ${result.raw_bulk_docs_per_s} | ${result.bintel_ingest_docs_per_s} | ${result.ratio} | ${result.bintel_peak_rss_mb} MB |\n\n`);
+    process.stdout.write(`\n| rows | raw _bulk docs/s | bintel ingest docs/s | ratio | peak RSS | CLI CPU µs/row |\n|---|---|---|---|---|---|\n`);
+    process.stdout.write(`| ${rows} | ${result.raw_bulk_docs_per_s} | ${result.bintel_ingest_docs_per_s} | ${result.ratio} | ${result.bintel_peak_rss_mb} MB | ${result.bintel_cpu_us_per_row} |\n\n`);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await cleanup(es).catch(() => {});
