@@ -77,9 +77,15 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
+/** Scratch space of writeBlock, reused (a block per feature per document was most of ingest's garbage). */
+let scratch = new Float64Array(64);
+
 /** Adds one feature's block (unit length times sqrt(weight)) at `at` of `out`. */
 function writeBlock(f: LookalikeFeature, values: readonly string[], out: Float64Array, at: number): void {
-  const block = new Float64Array(blockDims(f));
+  const dims = blockDims(f);
+  if (scratch.length < dims) scratch = new Float64Array(dims);
+  const block = scratch;
+  block.fill(0, 0, dims);
   for (const v of values) {
     if (f.kind === 'hashed') block[fnv1a(v.toLowerCase()) % f.dims] += 1;
     else {
@@ -88,15 +94,15 @@ function writeBlock(f: LookalikeFeature, values: readonly string[], out: Float64
       block[i] = 1;
       if (f.kind === 'ordinal') {
         if (i > 0) block[i - 1] = Math.max(block[i - 1], NEIGHBOUR);
-        if (i + 1 < block.length) block[i + 1] = Math.max(block[i + 1], NEIGHBOUR);
+        if (i + 1 < dims) block[i + 1] = Math.max(block[i + 1], NEIGHBOUR);
       }
     }
   }
   let norm = 0;
-  for (const x of block) norm += x * x;
+  for (let i = 0; i < dims; i++) norm += block[i] * block[i];
   if (!norm) return;
   const scale = Math.sqrt(f.weight / norm);
-  for (let i = 0; i < block.length; i++) out[at + i] = block[i] * scale;
+  for (let i = 0; i < dims; i++) out[at + i] = block[i] * scale;
 }
 
 /** The weighted feature vector of a document, unquantized (see the module comment). */
@@ -111,16 +117,27 @@ export function featureVector(def: LookalikeDef, doc: Doc): Float64Array {
   return out;
 }
 
-/** A vector scaled to byte components (cosine does not change with scale). */
-export function toBytes(v: Float64Array): number[] {
+/** A vector scaled to signed byte components (cosine does not change with scale). */
+function quantize(v: Float64Array): Int8Array {
   let max = 0;
-  for (const x of v) max = Math.max(max, Math.abs(x));
+  for (let i = 0; i < v.length; i++) max = Math.max(max, Math.abs(v[i]));
   const scale = max ? BYTE_MAX / max : 0;
-  return Array.from(v, (x) => Math.round(x * scale));
+  const out = new Int8Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = Math.round(v[i] * scale);
+  return out;
 }
 
-/** The stored vector of a document (ingest). */
-export const lookalikeVector = (def: LookalikeDef, doc: Doc): number[] => toBytes(featureVector(def, doc));
+/** A vector scaled to byte components, as numbers (a knn query vector). */
+export const toBytes = (v: Float64Array): number[] => Array.from(quantize(v));
+
+/**
+ * The stored vector of a document (ingest): its bytes hex-encoded, which Elasticsearch reads for
+ * byte vectors (since 8.14): one string instead of an array of 273 numbers to build and serialize.
+ */
+export function lookalikeVector(def: LookalikeDef, doc: Doc): string {
+  const b = quantize(featureVector(def, doc));
+  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
+}
 
 /** The query of a set of seeds: the centroid of their unit-length vectors (each seed counts alike), as bytes. */
 export function seedQuery(def: LookalikeDef, seeds: readonly Doc[]): number[] {
