@@ -12,6 +12,8 @@ export interface BulkWriterOptions {
   es: Es;
   index: string;
   concurrency: number;
+  /** Documents per `_bulk` request: rows added in smaller pieces are serialized at once and gathered up to this. */
+  batchSize: number;
   /** Retries of one request before the load aborts. */
   maxRetries?: number;
   /** First backoff delay, ms (doubles each retry, capped at 15 s, with jitter). */
@@ -38,27 +40,19 @@ export function toNdjson(rows: readonly PreparedRow[]): string {
 }
 
 /**
- * A batch in flight: documents are serialized as soon as the batch is queued, so the row
- * objects (and the CSV text they point into) are released at once; retries resend lines.
+ * A batch in flight: documents are serialized as soon as they are added, so the row objects (and
+ * the CSV text they point into) are released at once; retries resend lines.
  */
 interface Flight {
   actions: string[];
-  rows: Int32Array;
-  lines: Int32Array;
+  rows: number[];
+  lines: number[];
 }
 
-function toFlight(rows: readonly PreparedRow[]): Flight {
-  const f: Flight = { actions: new Array<string>(rows.length), rows: new Int32Array(rows.length), lines: new Int32Array(rows.length) };
-  rows.forEach((r, i) => {
-    f.actions[i] = toAction(r);
-    f.rows[i] = r.row;
-    f.lines[i] = r.line;
-  });
-  return f;
-}
+const newFlight = (): Flight => ({ actions: [], rows: [], lines: [] });
 
 function pick(f: Flight, idx: number[]): Flight {
-  return { actions: idx.map((i) => f.actions[i]), rows: Int32Array.from(idx, (i) => f.rows[i]), lines: Int32Array.from(idx, (i) => f.lines[i]) };
+  return { actions: idx.map((i) => f.actions[i]), rows: idx.map((i) => f.rows[i]), lines: idx.map((i) => f.lines[i]) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -77,11 +71,29 @@ export class BulkWriter {
     this.opts = { maxRetries: 8, backoffMs: 250, ...opts };
   }
 
-  /** Queues a batch; waits while `concurrency` requests are in flight. Throws once a request has failed for good. */
-  async add(rows: PreparedRow[]): Promise<void> {
+  /** Documents serialized and not yet sent (fewer than batchSize). */
+  private open = newFlight();
+
+  /**
+   * Serializes rows into the open request, and sends it once it holds `batchSize` documents;
+   * waits while `concurrency` requests are in flight. Throws once a request has failed for good.
+   */
+  async add(rows: readonly PreparedRow[]): Promise<void> {
     if (this.failure) throw this.failure;
-    if (!rows.length) return;
-    const p = this.send(toFlight(rows)).catch((err: unknown) => {
+    for (const r of rows) {
+      this.open.actions.push(toAction(r));
+      this.open.rows.push(r.row);
+      this.open.lines.push(r.line);
+      if (this.open.actions.length >= this.opts.batchSize) await this.dispatch();
+    }
+  }
+
+  /** Sends the open request, then waits until fewer than `concurrency` are in flight. */
+  private async dispatch(): Promise<void> {
+    const flight = this.open;
+    this.open = newFlight();
+    if (!flight.actions.length) return;
+    const p = this.send(flight).catch((err: unknown) => {
       this.failure ??= err instanceof Error ? err : new Error(String(err));
     });
     this.pending.add(p);
@@ -90,8 +102,9 @@ export class BulkWriter {
     if (this.failure) throw this.failure;
   }
 
-  /** Waits for every request in flight. */
+  /** Sends what is left and waits for every request in flight. */
   async flush(): Promise<void> {
+    if (!this.failure) await this.dispatch();
     await Promise.all(this.pending);
     if (this.failure) throw this.failure;
   }
