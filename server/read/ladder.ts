@@ -18,7 +18,7 @@
  * match whose rank is not (the rank never decreases along the key, and rows whose keys tie have
  * equal ranks, so `id` as the tiebreak never crosses the rung), and the count of the former is
  * exact. The ladder only decides how few rows the page query skips. Rows without a sort value
- * sort last; they are added back when the page reaches them.
+ * sort last (by id); they are added back when the page reaches them.
  */
 import type { Services } from '../context.ts';
 import type { RankSort, SearchBody } from './query.ts';
@@ -65,8 +65,7 @@ export interface LadderStart {
 
 /**
  * The start of the page at `offset` (`want` rows) of a list sorted on `body.rank`, or null when
- * counting does not help (no ladder, or the page is in the first rungs' span, or among the rows
- * without a sort value).
+ * counting does not help (no ladder, or the page is in the first rung's span).
  */
 export async function ladderStart(services: Services, q: { index: string; body: SearchBody; offset: number; want: number; trackTotal: number | false }): Promise<LadderStart | null> {
   const rank = q.body.rank;
@@ -90,10 +89,13 @@ export async function ladderStart(services: Services, q: { index: string; body: 
     }
     before += counts[i];
   }
-  if (bucket < 0 || before === 0) return null;
+  const missing = { bool: { must_not: [{ exists: { field: rank.field } }] } };
+  // Past every ranked match: the page is among the rows without a sort value (sorted last, by id).
+  if (bucket < 0) return { filter: missing, from: q.offset - ranked, total: res.hits.total, served };
+  if (before === 0) return null;
   const bound = rank.order === 'asc' ? { gte: ranges[bucket].from } : { lt: ranges[bucket].to };
   const range = { range: { [rank.field]: bound } };
   // The page runs past the ranked rows into those without a sort value (sorted last): keep them.
-  const filter = q.offset + q.want > ranked ? { bool: { should: [range, { bool: { must_not: [{ exists: { field: rank.field } }] } }], minimum_should_match: 1 } } : range;
+  const filter = q.offset + q.want > ranked ? { bool: { should: [range, missing], minimum_should_match: 1 } } : range;
   return { filter, from: q.offset - before, total: res.hits.total, served };
 }

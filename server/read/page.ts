@@ -1,8 +1,10 @@
 /**
- * Step 4 of the list pipeline, fetch: one page of a list query, and its total. Pages inside
- * Elasticsearch's result window use from/size; a page whose start is known (the caller's cursor,
- * or the remembered end of the previous page) is one search_after query whatever its depth; deeper
- * pages without a known start walk forward with search_after over sort values only. Order is
+ * Step 4 of the list pipeline, fetch: one page of a list query, and its total. A page whose start
+ * is known (the caller's cursor, or the remembered end of the previous page) is one search_after
+ * query whatever its depth. Otherwise a page from offset 1,000 of a list sorted on a column is
+ * found by counting (ladder.ts: one counting request, then a short from/size), at any depth;
+ * other pages inside Elasticsearch's result window use from/size, and deeper ones walk forward
+ * with search_after over sort values only. Order is
  * `<sort_by> <sort_dir>, id asc`, so pages never overlap or leave gaps.
  */
 import { createHash } from 'node:crypto';
@@ -85,7 +87,7 @@ export async function fetchPage(services: Services, q: PageQuery): Promise<Page>
       size: want,
       track_total_hits: start ? false : trackTotal,
       _source: { includes: q.source },
-      ...(deep || q.start ? (after ? { search_after: after } : {}) : { from: start ? start.from : offset }),
+      ...(start ? { from: start.from } : deep || q.start ? (after ? { search_after: after } : {}) : { from: offset }),
     };
     return services.esSearch.search<Doc>(q.index, served);
   };
@@ -94,9 +96,11 @@ export async function fetchPage(services: Services, q: PageQuery): Promise<Page>
   if (moved && q.start?.given) throw staleCursor();
   let start: LadderStart | null = null;
   if (!res || moved) {
-    start = deep ? null : await ladderStart(services, { index: q.index, body: q.body, offset, want, trackTotal });
-    const after = deep ? await searchAfterFor(services, q.index, q.body, offset) : undefined;
-    res = deep && after === undefined && offset > 0 ? null : await search(after, start);
+    // Counting finds the page's start at any depth; past the result window only when what is left to skip fits in it.
+    start = await ladderStart(services, { index: q.index, body: q.body, offset, want, trackTotal });
+    if (start && start.from + want > services.config.pageWindow) start = null;
+    const after = deep && !start ? await searchAfterFor(services, q.index, q.body, offset) : undefined;
+    res = deep && !start && after === undefined && offset > 0 ? null : await search(after, start);
   }
   const hits = (res?.hits.hits ?? []) as Hit[];
   return { hits, pageHits: hits.slice(0, q.pageSize), hasMore: hits.length > q.pageSize, total: start ? start.total : res?.hits.total, served, ...(start ? { ladder: start.served } : {}) };
