@@ -138,7 +138,9 @@ async function rawBulk(ndjson: string, index: string, shape: IndexShape = { shar
 async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; peakRssMb: number; cpuS: number }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [...args['node-flags'].split(' ').filter(Boolean), join(root, 'bin/bintel.js'), 'ingest', 'companies', csvPath, '--batch-size', String(batchSize), '--concurrency', String(concurrency)], {
-    env: { ...process.env, BINTEL_NAMESPACE: config.namespace },
+    // No force-merge at the end (BINTEL_MERGE_SEGMENTS=0): the raw baseline loads without one, and
+    // a merge (about a third of a 100k-row load's time) is Elasticsearch's work, measured apart below.
+    env: { ...process.env, BINTEL_NAMESPACE: config.namespace, BINTEL_MERGE_SEGMENTS: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
