@@ -4,7 +4,7 @@
  * is small (the batches in flight), so a full collection whenever the heap passes a
  * ceiling bounds RSS at a small CPU cost (measured in the README's ingest benchmark).
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 let collect: (() => void) | null = null;
@@ -22,7 +22,8 @@ export function heapGuard({ ceilingMb = 128, debug = false }: { ceilingMb?: numb
   const ceiling = ceilingMb * 1024 * 1024;
   const gc = collector();
   return () => {
-    if (process.memoryUsage().heapUsed > ceiling) {
+    // The heap's own figure (no /proc read: this runs every piece of 100 rows).
+    if (getHeapStatistics().used_heap_size > ceiling) {
       gc();
       if (debug) {
         const m = process.memoryUsage();
