@@ -3,11 +3,17 @@
  * Where a V8 CPU profile's time goes: `node bench/profile-top.mjs FILE.cpuprofile [--top 25]`.
  * Prints the share of busy time (idle and GC listed apart) by self time per function and by
  * area: bintel's own code per directory, each package in node_modules, Node's internals.
+ * `--under a,b,c` adds the inclusive time under each named function (a sample counts once for a
+ * name however deep it recurses), and `--per N` prints every figure also as µs per unit of work
+ * (N rows loaded, N requests served).
  */
 import { readFileSync } from 'node:fs';
 
 const file = process.argv[2];
-const topN = Number(process.argv[process.argv.indexOf('--top') + 1]) || 25;
+const opt = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const topN = Number(opt('--top')) || 25;
+const under = (opt('--under') ?? '').split(',').filter(Boolean);
+const per = Number(opt('--per')) || 0;
 if (!file) {
   process.stderr.write('usage: node bench/profile-top.mjs FILE.cpuprofile [--top N]\n');
   process.exit(1);
@@ -50,8 +56,26 @@ for (const [id, us] of self) {
   areas.set(a, (areas.get(a) ?? 0) + us);
 }
 const busy = total - idle;
-const pct = (us) => `${((100 * us) / busy).toFixed(1)}%`.padStart(6);
+const pct = (us) => `${((100 * us) / busy).toFixed(1)}%`.padStart(6) + (per ? `  ${(us / per).toFixed(1).padStart(6)} µs` : '');
 process.stdout.write(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((100 * busy) / total).toFixed(0)}%)\n\nby area (share of busy time):\n`);
 for (const [a, us] of [...areas].sort((x, y) => y[1] - x[1]).slice(0, topN)) process.stdout.write(`${pct(us)}  ${a}\n`);
 process.stdout.write(`\ntop functions by self time:\n`);
 for (const [k, us] of [...fn].sort((x, y) => y[1] - x[1]).slice(0, topN)) process.stdout.write(`${pct(us)}  ${k}\n`);
+
+if (under.length) {
+  const parent = new Map();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map(under.map((u) => [u, 0]));
+  for (const [id, us] of self) {
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const name = byId.get(at).callFrame.functionName;
+      if (inclusive.has(name) && !seen.has(name)) {
+        seen.add(name);
+        inclusive.set(name, inclusive.get(name) + us);
+      }
+    }
+  }
+  process.stdout.write(`\ninclusive time under each function:\n`);
+  for (const [u, us] of inclusive) process.stdout.write(`${pct(us)}  ${u}\n`);
+}

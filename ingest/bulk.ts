@@ -40,19 +40,48 @@ export function toNdjson(rows: readonly PreparedRow[]): string {
 }
 
 /**
- * A batch in flight: documents are serialized as soon as they are added, so the row objects (and
- * the CSV text they point into) are released at once; retries resend lines.
+ * A batch in flight: each document is serialized and its bytes copied at once into one buffer per
+ * request (outside the JavaScript heap), so neither the row objects nor their JSON text outlive
+ * the young generation, and the request body is that buffer as it stands. `ends[i]` is where
+ * action i ends (after its newline); retries of some items copy their byte ranges out.
  */
-interface Flight {
-  actions: string[];
+export interface Flight {
+  body: Buffer;
+  size: number;
+  ends: number[];
   rows: number[];
   lines: number[];
 }
 
-const newFlight = (): Flight => ({ actions: [], rows: [], lines: [] });
+export const newFlight = (capacity: number): Flight => ({ body: Buffer.allocUnsafe(capacity), size: 0, ends: [], rows: [], lines: [] });
 
-function pick(f: Flight, idx: number[]): Flight {
-  return { actions: idx.map((i) => f.actions[i]), rows: idx.map((i) => f.rows[i]), lines: idx.map((i) => f.lines[i]) };
+/** Appends one string's UTF-8 bytes, growing the buffer (by doubling) when it could not hold them. */
+function append(f: Flight, s: string): void {
+  const worst = f.size + s.length * 3 + 1;
+  if (worst > f.body.length) {
+    const grown = Buffer.allocUnsafe(Math.max(worst, f.body.length * 2));
+    f.body.copy(grown, 0, 0, f.size);
+    f.body = grown;
+  }
+  f.size += f.body.write(s, f.size, 'utf8');
+}
+
+/** Adds one row's index action and document, each line ending in a newline. */
+export function addAction(f: Flight, r: PreparedRow): void {
+  append(f, `{"index":{"_id":${JSON.stringify(r.id)}}}\n`);
+  append(f, JSON.stringify(r.doc));
+  f.body[f.size++] = 0x0a;
+  f.ends.push(f.size);
+  f.rows.push(r.row);
+  f.lines.push(r.line);
+}
+
+/** The requests of the items at `idx` (exported for its test: the retry path of per-item 429/5xx). */
+export function pick(f: Flight, idx: number[]): Flight {
+  const parts = idx.map((i) => f.body.subarray(i ? f.ends[i - 1] : 0, f.ends[i]));
+  const body = Buffer.concat(parts);
+  let at = 0;
+  return { body, size: body.length, ends: parts.map((p) => (at += p.length)), rows: idx.map((i) => f.rows[i]), lines: idx.map((i) => f.lines[i]) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -71,8 +100,11 @@ export class BulkWriter {
     this.opts = { maxRetries: 8, backoffMs: 250, ...opts };
   }
 
+  /** Bytes the last request held: the next one starts at that size instead of growing to it. */
+  private capacity = 1 << 20;
+
   /** Documents serialized and not yet sent (fewer than batchSize). */
-  private open = newFlight();
+  private open = newFlight(this.capacity);
 
   /**
    * Serializes rows into the open request, and sends it once it holds `batchSize` documents;
@@ -81,18 +113,17 @@ export class BulkWriter {
   async add(rows: readonly PreparedRow[]): Promise<void> {
     if (this.failure) throw this.failure;
     for (const r of rows) {
-      this.open.actions.push(toAction(r));
-      this.open.rows.push(r.row);
-      this.open.lines.push(r.line);
-      if (this.open.actions.length >= this.opts.batchSize) await this.dispatch();
+      addAction(this.open, r);
+      if (this.open.ends.length >= this.opts.batchSize) await this.dispatch();
     }
   }
 
   /** Sends the open request, then waits until fewer than `concurrency` are in flight. */
   private async dispatch(): Promise<void> {
     const flight = this.open;
-    this.open = newFlight();
-    if (!flight.actions.length) return;
+    if (!flight.ends.length) return;
+    this.capacity = Math.max(this.capacity, flight.size + (flight.size >> 3));
+    this.open = newFlight(this.capacity);
     const p = this.send(flight).catch((err: unknown) => {
       this.failure ??= err instanceof Error ? err : new Error(String(err));
     });
@@ -138,10 +169,10 @@ export class BulkWriter {
 
   private async request(f: Flight): Promise<BulkItem[]> {
     const res = (await this.opts.es.transport.request(
-      { method: 'POST', path: `/${encodeURIComponent(this.opts.index)}/_bulk`, bulkBody: `${f.actions.join('\n')}\n`, querystring: { filter_path: 'errors,items.*.status,items.*.error' } },
+      { method: 'POST', path: `/${encodeURIComponent(this.opts.index)}/_bulk`, bulkBody: f.body.subarray(0, f.size), querystring: { filter_path: 'errors,items.*.status,items.*.error' } },
       { maxRetries: 0, requestTimeout: 120_000 },
     )) as { errors: boolean; items?: BulkItem[] };
-    if (!res.errors) return f.actions.map(() => ({ index: { status: 201 } }));
+    if (!res.errors) return f.rows.map(() => ({ index: { status: 201 } }));
     return res.items ?? [];
   }
 
