@@ -1,0 +1,42 @@
+/**
+ * The ingest heap guard: a live set larger than its ceiling (a parent cache filling up during a
+ * 1M-row load) does not turn it into a full collection on every call (the guard before this test
+ * made 200 in 200 calls).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { heapGuard } from '../../ingest/memory.ts';
+
+/** Full (mark-compact) collections while `fn` runs. */
+async function majorCollections(fn: () => void): Promise<number> {
+  let n = 0;
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if ((e.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) n++;
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  fn();
+  // GC entries are delivered asynchronously.
+  await new Promise((r) => setTimeout(r, 50));
+  obs.disconnect();
+  return n;
+}
+
+test('a live set above the ceiling does not force a collection on every call', async () => {
+  const guard = heapGuard({ ceilingMb: 4 });
+  // About 32 MB that stays alive throughout, eight times the ceiling.
+  const live = Array.from({ length: 32 }, (_, i) => new Array(128 * 1024).fill(i));
+  const calls = 200;
+  const n = await majorCollections(() => {
+    for (let i = 0; i < calls; i++) {
+      // A little garbage between calls, as a load makes between pieces.
+      void Array.from({ length: 100 }, (_, j) => ({ j }));
+      guard();
+    }
+  });
+  assert.ok(live.length === 32);
+  assert.ok(n >= 1, 'the guard collected at least once');
+  assert.ok(n <= 5, `${n} full collections in ${calls} calls`);
+});
+
+test.run();
