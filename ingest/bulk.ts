@@ -27,9 +27,12 @@ interface BulkItem {
   index?: { status: number; error?: { type?: string; reason?: string } };
 }
 
+/** The `_bulk` index action line of a document (with its newline). */
+const actionLine = (id: string): string => `{"index":{"_id":${JSON.stringify(id)}}}\n`;
+
 /** One `_bulk` index action and its document, as two NDJSON lines (without the final newline). */
 export function toAction(r: PreparedRow): string {
-  return `{"index":{"_id":${JSON.stringify(r.id)}}}\n${JSON.stringify(r.doc)}`;
+  return `${actionLine(r.id)}${JSON.stringify(r.doc)}`;
 }
 
 /** Serializes rows as `_bulk` NDJSON index actions. */
@@ -68,7 +71,7 @@ function append(f: Flight, s: string): void {
 
 /** Adds one row's index action and document, each line ending in a newline. */
 export function addAction(f: Flight, r: PreparedRow): void {
-  append(f, `{"index":{"_id":${JSON.stringify(r.id)}}}\n`);
+  append(f, actionLine(r.id));
   append(f, JSON.stringify(r.doc));
   f.body[f.size++] = 0x0a;
   f.ends.push(f.size);
