@@ -12,7 +12,7 @@ import { heapGuard } from '../../ingest/memory.ts';
 async function majorCollections(fn: () => void): Promise<number> {
   let n = 0;
   const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if ((e.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) n++;
+    for (const e of list.getEntries()) if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) n++;
   });
   obs.observe({ entryTypes: ['gc'] });
   fn();
