@@ -37,6 +37,18 @@ async function parseCsv(text: string): Promise<{ header: string[]; rows: Row[] }
   return { header, rows };
 }
 
+/** The cells of one CSV record, read back with fast-csv (no header semantics: cells may repeat). */
+async function parseRecord(text: string): Promise<string[]> {
+  let cells: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    parseString(text, { headers: false, maxRows: 1 })
+      .on('data', (r: string[]) => (cells = r))
+      .on('error', reject)
+      .on('end', () => resolve());
+  });
+  return cells;
+}
+
 /** The list's flat rows for the same query, walked page by page. */
 async function listRows(path: string, total: number): Promise<Row[]> {
   const out: Row[] = [];
@@ -131,7 +143,7 @@ t('limit is an alias of page_size; a small unfiltered export is allowed; a test 
 t('cells (property): every string reads back as written, with formula starts (= + - @ tab CR) behind a quote', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(fc.string({ unit: 'binary' }).map((s) => s.replace(/\uFEFF/g, '')), { minLength: 1, maxLength: 6 }), async (cells) => {
-      const { header } = await parseCsv(csvLine(cells));
+      const header = await parseRecord(csvLine(cells));
       fc.pre(cells.some((c) => c !== ''));
       const expected = cells.map((c) => (/^[=+\-@\t\r]/.test(c) && !/^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(c) ? `'${c}` : c));
       assert.equal(header, expected);
