@@ -9,6 +9,10 @@
  * taken by the vectors (Elasticsearch's _disk_usage of the field), and the quality at this size:
  * for seed sets of one subsector and band, the shares of results in the same subsector and in
  * the same or an adjacent band, beside a more_like_this query on the same seeds.
+ * `--candidates 200,500,1000` sweeps `num_candidates` on the direct request: for each value its
+ * p50/p99 and its recall, the share of the exact top 50 (every row's vector scored here, as
+ * Elasticsearch scores them) that the approximate search returns, over 20 unfiltered seed sets,
+ * and the mean similarity of the rows it returns over that of the exact top 50.
  * Goals: the API adds under 25% at p50; p99 under 100 ms through the API.
  */
 import autocannon from 'autocannon';
@@ -16,7 +20,8 @@ import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../core/config.ts';
 import { aliasName } from '../core/names.ts';
-import { LOOKALIKE_FIELD } from '../mappings/lookalike.ts';
+import { entity } from '../mappings/index.ts';
+import { byteCosine, featureFields, LOOKALIKE_FIELD, lookalikeDims, seedQuery, vectorBytes } from '../mappings/lookalike.ts';
 import { EMPLOYEE_BANDS } from '../mappings/reference.ts';
 import { createServices } from '../server/context.ts';
 import { authorizeList } from '../server/read/authorize.ts';
@@ -25,7 +30,7 @@ import { knnFilter, lookalikeBody, parseLookalikes } from '../server/read/lookal
 import type { KeyRecord } from '../server/services/keys.ts';
 import { spawnServer } from './server.ts';
 
-const { values: args } = parseArgs({ options: { duration: { type: 'string', default: '8' }, connections: { type: 'string', default: '2' } } });
+const { values: args } = parseArgs({ options: { duration: { type: 'string', default: '8' }, connections: { type: 'string', default: '2' }, candidates: { type: 'string' } } });
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq`, rateLimitPerMinute: 100_000_000, cacheTtlS: 0 });
 type Doc = Record<string, any>;
@@ -108,6 +113,8 @@ async function main(): Promise<void> {
   });
   process.stdout.write(`\nquality over 50 seed sets of 3 (one subsector and band), top 50:\n  knn features:   ${knn}\n  more_like_this: ${mlt}\n`);
 
+  if (args.candidates) process.stdout.write(await candidateSweep(services, index, sets, args.candidates.split(',').map(Number)));
+
   // What the vectors cost on disk.
   const concrete = Object.keys(await services.es.indices.getAlias({ name: index }))[0];
   const usage = (await services.es.transport.request({ method: 'POST', path: `/${concrete}/_disk_usage`, querystring: { run_expensive_tasks: 'true' } })) as Record<string, any>;
@@ -117,6 +124,71 @@ async function main(): Promise<void> {
   if (u && field) process.stdout.write(`\nindex ${concrete}: ${mb(u.store_size_in_bytes)} in all; ${LOOKALIKE_FIELD}: ${mb(field.total_in_bytes)} (knn vectors and graph ${mb(field.knn_vectors_in_bytes ?? 0)}), ${((100 * field.total_in_bytes) / u.store_size_in_bytes).toFixed(1)}% of the index\n`);
   await running.close();
   await services.close();
+}
+
+/** Every company's vector as bytes, in one array (a point-in-time walk of the features' fields). */
+async function allVectors(services: ReturnType<typeof createServices>, index: string): Promise<{ ids: string[]; vecs: Int8Array; dims: number }> {
+  const def = entity('companies').lookalike!;
+  const dims = lookalikeDims(def);
+  const total = (await services.es.count({ index })).count;
+  const vecs = new Int8Array(total * dims);
+  const ids: string[] = [];
+  const pit = (await services.es.openPointInTime({ index, keep_alive: '2m' })).id;
+  let after: unknown[] | undefined;
+  for (;;) {
+    const page = await services.es.search<Doc>({ pit: { id: pit, keep_alive: '2m' }, size: 10_000, sort: ['_shard_doc'], _source: [...featureFields(def), 'id'], track_total_hits: false, ...(after ? { search_after: after as never } : {}) });
+    const hits = page.hits.hits;
+    if (!hits.length) break;
+    for (const h of hits) {
+      if (ids.length >= total) break;
+      vecs.set(vectorBytes(def, h._source as Doc), ids.length * dims);
+      ids.push(String(h._id));
+    }
+    after = hits[hits.length - 1].sort as unknown[];
+  }
+  await services.es.closePointInTime({ id: pit });
+  return { ids, vecs, dims };
+}
+
+/** Direct p50/p99 and recall of the exact top 50 for each `num_candidates` value. */
+async function candidateSweep(services: ReturnType<typeof createServices>, index: string, sets: Doc[][], values: number[]): Promise<string> {
+  const def = entity('companies').lookalike!;
+  const t0 = Date.now();
+  const all = await allVectors(services, index);
+  const k = 50;
+  // 20 seed sets: 10 of one subsector and band, 10 of three companies taken at random.
+  const rnd = Array.from({ length: 10 }, (_, i) => [0, 1, 2].map((j) => all.ids[(i * 7919 + j * 104_729) % all.ids.length]));
+  const randomDocs = (await services.es.mget<Doc>({ index, ids: rnd.flat() })).docs.map((d) => ('_source' in d ? d._source : undefined) as Doc);
+  const seedSets = [...sets.slice(0, 10), ...rnd.map((_, i) => randomDocs.slice(3 * i, 3 * i + 3))];
+  const exact = seedSets.map((seeds) => {
+    const q = seedQuery(def, seeds);
+    const seedIds = new Set(seeds.map((d) => d.id));
+    const scored: { id: string; c: number }[] = [];
+    for (let i = 0; i < all.ids.length; i++) if (!seedIds.has(all.ids[i])) scored.push({ id: all.ids[i], c: byteCosine(q, all.vecs.subarray(i * all.dims, (i + 1) * all.dims)) });
+    scored.sort((a, b) => b.c - a.c);
+    return { strict: scored.filter((e) => e.c > scored[k - 1].c + 1e-6), mean: scored.slice(0, k).reduce((a, e) => a + e.c, 0) / k };
+  });
+  const lines: string[] = [];
+  for (const candidates of values) {
+    const bodies = seedSets.map((seeds) => {
+      const req = parseLookalikes({ type: 'companies', seed_ids: seeds.map((d) => d.id), limit: k });
+      return lookalikeBody(req, { filter: knnFilter(req, { taggedIds: null }), seeds, candidates, source: ['id'] });
+    });
+    let found = 0;
+    let expected = 0;
+    let ratio = 0;
+    for (let i = 0; i < bodies.length; i++) {
+      const hits = (await services.es.search({ index, ...bodies[i] })).hits.hits;
+      const got = new Set(hits.map((h) => String(h._id)));
+      expected += exact[i].strict.length;
+      found += exact[i].strict.filter((e) => got.has(e.id)).length;
+      // Elasticsearch scores a cosine c as (1 + c) / 2.
+      ratio += hits.reduce((a, h) => a + 2 * Number(h._score) - 1, 0) / k / exact[i].mean / bodies.length;
+    }
+    const lat = await run(`${config.esUrl}/${index}/_search`, {}, bodies.map((b) => JSON.stringify(b)));
+    lines.push(`| ${candidates} | ${lat.p50} / ${lat.p99} | ${lat.rps} | ${((100 * found) / expected).toFixed(1)}% (${found}/${expected}) | ${ratio.toFixed(4)} |`);
+  }
+  return `\nnum_candidates sweep (direct, unfiltered, top ${k}, ${seedSets.length} seed sets; exact answer from ${all.ids.length} vectors in ${((Date.now() - t0) / 1000).toFixed(0)} s)\n\n| num_candidates | direct p50 / p99 (ms) | req/s | recall of the exact top ${k} | mean similarity / exact |\n|---|---|---|---|---|\n${lines.join('\n')}\n`;
 }
 
 await main();

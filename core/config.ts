@@ -252,7 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportMaxRows: positive('BINTEL_EXPORT_MAX_ROWS', 50_000),
     exportTtlH: positive('BINTEL_EXPORT_TTL_H', 24),
     exportMaxActive: positive('BINTEL_EXPORT_MAX_ACTIVE', 5),
-    lookalikeCandidates: Math.min(10_000, positive('BINTEL_LOOKALIKE_CANDIDATES', 200)),
+    lookalikeCandidates: Math.min(10_000, positive('BINTEL_LOOKALIKE_CANDIDATES', 500)),
     reportMaxBytes: positive('BINTEL_REPORT_MAX_BYTES', 65_536),
     workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),

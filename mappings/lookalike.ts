@@ -135,8 +135,27 @@ export const toBytes = (v: Float64Array): number[] => Array.from(quantize(v));
  * byte vectors (since 8.14): one string instead of an array of 273 numbers to build and serialize.
  */
 export function lookalikeVector(def: LookalikeDef, doc: Doc): string {
-  const b = quantize(featureVector(def, doc));
+  const b = vectorBytes(def, doc);
   return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
+}
+
+/** A document's stored vector as bytes (what `lookalikeVector` sends, undecoded). */
+export const vectorBytes = (def: LookalikeDef, doc: Doc): Int8Array => quantize(featureVector(def, doc));
+
+/**
+ * The cosine of two byte vectors, as Elasticsearch computes it for a byte `dense_vector` (its
+ * `_score` is (1 + cosine) / 2): the exact answer an approximate knn search is measured against.
+ */
+export function byteCosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
 /** The query of a set of seeds: the centroid of their unit-length vectors (each seed counts alike), as bytes. */

@@ -5,12 +5,22 @@
  * email; bad input is a 400 naming the field. Quality, measured and asserted: for seed sets drawn
  * from one NAICS subsector and one employee band, the share of results in the same subsector and in
  * the same or an adjacent band, averaged over 50 seed sets, beside a more_like_this baseline.
+ *
+ * The server of this suite considers 10,000 knn candidates, more than the 6,000 rows: Lucene then
+ * scores every row that passes the filter, so its answers are exact and the ranking properties
+ * below hold exactly (the API's answer is the ranking computed here from the rows' features). The
+ * default setting is approximate (HNSW); its recall against that exact answer is measured and
+ * asserted by its own test.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { loadConfig } from '../../core/config.ts';
 import { aliasName } from '../../core/names.ts';
+import { entity } from '../../mappings/index.ts';
+import { byteCosine, seedQuery, vectorBytes } from '../../mappings/lookalike.ts';
 import { EMPLOYEE_BANDS } from '../../mappings/reference.ts';
 import type { EntityName } from '../../mappings/types.ts';
+import { knnFilter, lookalikeBody, parseLookalikes } from '../../server/read/lookalikes.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('lookalikes');
@@ -35,10 +45,39 @@ async function allDocs(resource: EntityName, sandboxed = false): Promise<Doc[]> 
 }
 
 let companies: Doc[] = [];
+const COMPANIES = 6000;
+/** Candidates of this suite's server: every row (see the header). */
+const EXACT_CANDIDATES = 10_000;
+const features = entity('companies').lookalike!;
+
+/** The exact ranking of every company for a seed set: cosine of the byte vectors, ties in id order (the API's order). */
+function exactRanking(seeds: readonly Doc[]): { id: string; score: number }[] {
+  const q = seedQuery(features, seeds);
+  return companies
+    .map((c) => ({ id: c.id as string, score: byteCosine(q, vectorBytes(features, c)) }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * Asserts that `got` (rows with id and score, in the API's order) is the top of `exact` up to
+ * float rounding: each score is the exact one at that rank, and every row strictly above the last
+ * returned score is returned.
+ */
+function assertExactTop(got: readonly Doc[], exact: { id: string; score: number }[], label: string): void {
+  const eps = 2e-4; // scores are rounded to 4 decimals; Elasticsearch computes in float32
+  const cos = new Map(exact.map((e) => [e.id, e.score]));
+  got.forEach((r, i) => {
+    assert.ok(Math.abs(r.score - exact[i].score) <= eps, `${label}: rank ${i} scores ${r.score}, exact ${exact[i].score}`);
+    assert.ok(Math.abs(r.score - (cos.get(r.id) as number)) <= eps, `${label}: ${r.id} scores ${r.score}, exact ${cos.get(r.id)}`);
+  });
+  const last = got[got.length - 1].score;
+  const ids = new Set(got.map((r) => r.id));
+  for (const e of exact) if (e.score > last + eps) assert.ok(ids.has(e.id), `${label}: ${e.id} (${e.score}) ranks above the last result (${last}) but was not returned`);
+}
 
 t.before(async () => {
-  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
-  data = await loadGenerated(h, { companies: 6000, personnel: 1500, brokerOffices: 200, brokers: 40, seed: 21 });
+  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_RATE_LIMIT_PER_MIN: '100000', BINTEL_LOOKALIKE_CANDIDATES: String(EXACT_CANDIDATES) });
+  data = await loadGenerated(h, { companies: COMPANIES, personnel: 1500, brokerOffices: 200, brokers: 40, seed: 21 });
   sandbox = await loadGenerated(h, { companies: 300, personnel: 0, brokerOffices: 40, brokers: 10, seed: 22, sandbox: true });
   const o = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
   org = o.org;
@@ -46,6 +85,7 @@ t.before(async () => {
   basic = (await h.key({ org, field_tier: 'basic' })).secret;
   test = (await h.key({ org, key_type: 'test' })).secret;
   companies = await allDocs('companies');
+  assert.is(companies.length, COMPANIES);
 });
 t.after(async () => {
   await h.close();
@@ -81,10 +121,58 @@ t('results: ranked by score, seeds excluded, each with id, score, reasons and th
   const again = await post({ type: 'companies', seed_ids: seeds, limit: 20 });
   assert.equal(again.body.data.map((r: Doc) => [r.id, r.score]), rows.map((r) => [r.id, r.score]), 'the same call answers the same rows in the same order');
 
+  // The ranking is the exact one, with and without the seeds; a seed ranks where its similarity
+  // to the seeds' centroid puts it (a seed need not be near the centroid of three).
+  const seedDocs = companies.slice(10, 13);
+  const exact = exactRanking(seedDocs);
+  assertExactTop(rows, exact.filter((e) => !seeds.includes(e.id)), 'seeds excluded');
   const kept = await post({ type: 'companies', seed_ids: seeds, limit: 20, exclude_seeds: false });
   assert.is(kept.status, 200);
-  const ids = kept.body.data.map((r: Doc) => r.id);
-  for (const s of seeds) assert.ok(ids.includes(s), 'with exclude_seeds false a seed is among its own lookalikes');
+  assertExactTop(kept.body.data, exact, 'seeds kept');
+  assert.equal(kept.body.data.filter((r: Doc) => !seeds.includes(r.id)).map((r: Doc) => r.id), rows.slice(0, kept.body.data.length - kept.body.data.filter((r: Doc) => seeds.includes(r.id)).length).map((r) => r.id), 'keeping the seeds only inserts them');
+  // One seed kept is its own best lookalike: first, with score 1 (or tied at 1 with rows of the same features, in id order).
+  for (const seed of seedDocs) {
+    const one = await post({ type: 'companies', seed_ids: [seed.id], limit: 5, exclude_seeds: false });
+    const top = one.body.data as Doc[];
+    assert.is(top[0].score, 1);
+    const tied = top.filter((r) => r.score === 1).map((r) => r.id);
+    assert.ok(tied.includes(seed.id) || (tied.length === top.length && tied.every((id) => id < seed.id)), `seed ${seed.id} is among its own lookalikes`);
+  }
+});
+
+t('the default (approximate) setting against the exact answer: at least 98% of its similarity, 90% of its rows', async () => {
+  const candidates = loadConfig({}).lookalikeCandidates;
+  const es = h.running.services.es;
+  const index = aliasName(h.running.services.dataNamespace('live'), 'companies');
+  const groups = new Map<string, Doc[]>();
+  for (const c of companies) if (c.industry_path?.[1]) groups.set(c.industry_path[1], [...(groups.get(c.industry_path[1]) ?? []), c]);
+  const alike = [...groups.values()].filter((g) => g.length >= 3);
+  for (const limit of [20, 50]) {
+    let found = 0;
+    let expected = 0;
+    let ratio = 0;
+    const sets = 40;
+    for (let s = 0; s < sets; s++) {
+      // Half the seed sets are three companies of one subsector (the usual call), half taken at random.
+      const seeds = s % 2 ? companies.slice(100 + 3 * s, 103 + 3 * s) : alike[s % alike.length].slice(0, 3);
+      const req = parseLookalikes({ type: 'companies', seed_ids: seeds.map((d) => d.id), limit });
+      const body = lookalikeBody(req, { filter: knnFilter(req, { taggedIds: null }), seeds, candidates, source: ['id'] });
+      const hits = (await es.search({ index, ...body })).hits.hits;
+      const got = new Set(hits.map((x) => String(x._id)));
+      const exact = exactRanking(seeds).filter((e) => !seeds.some((d) => d.id === e.id));
+      // The rows strictly above the limit-th score (rows tied with it may fairly be either side).
+      const must = exact.filter((e) => e.score > exact[limit - 1].score + 1e-6);
+      expected += must.length;
+      found += must.filter((e) => got.has(e.id)).length;
+      // Mean similarity of what came back over that of the exact top (Elasticsearch scores a cosine c as (1 + c) / 2).
+      const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / limit;
+      ratio += mean(hits.map((x) => 2 * Number(x._score) - 1)) / mean(exact.slice(0, limit).map((e) => e.score)) / sets;
+    }
+    const recall = found / expected;
+    console.log(`\n  default knn (${candidates} candidates), top ${limit}, 40 seed sets: ${(100 * recall).toFixed(1)}% of the exact top rows (${found}/${expected}), mean similarity ${ratio.toFixed(4)} of the exact`);
+    assert.ok(ratio >= 0.98, `mean similarity ${ratio.toFixed(4)} of the exact top ${limit}`);
+    assert.ok(recall >= 0.9, `recall ${(100 * recall).toFixed(1)}% of the exact top ${limit}`);
+  }
 });
 
 t('every result honours every filter (states, cf, industries, signals), and fields/mode shape the rows', async () => {
