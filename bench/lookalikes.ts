@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../core/config.ts';
 import { aliasName } from '../core/names.ts';
 import { entity } from '../mappings/index.ts';
-import { byteCosine, featureFields, LOOKALIKE_FIELD, lookalikeDims, seedQuery, vectorBytes } from '../mappings/lookalike.ts';
+import { againstExact, byteCosine, cosineOfScore, featureFields, LOOKALIKE_FIELD, lookalikeDims, seedQuery, vectorBytes, type Scored } from '../mappings/lookalike.ts';
 import { EMPLOYEE_BANDS } from '../mappings/reference.ts';
 import { createServices } from '../server/context.ts';
 import { authorizeList } from '../server/read/authorize.ts';
@@ -163,10 +163,9 @@ async function candidateSweep(services: ReturnType<typeof createServices>, index
   const exact = seedSets.map((seeds) => {
     const q = seedQuery(def, seeds);
     const seedIds = new Set(seeds.map((d) => d.id));
-    const scored: { id: string; c: number }[] = [];
-    for (let i = 0; i < all.ids.length; i++) if (!seedIds.has(all.ids[i])) scored.push({ id: all.ids[i], c: byteCosine(q, all.vecs.subarray(i * all.dims, (i + 1) * all.dims)) });
-    scored.sort((a, b) => b.c - a.c);
-    return { strict: scored.filter((e) => e.c > scored[k - 1].c + 1e-6), mean: scored.slice(0, k).reduce((a, e) => a + e.c, 0) / k };
+    const scored: Scored[] = [];
+    for (let i = 0; i < all.ids.length; i++) if (!seedIds.has(all.ids[i])) scored.push({ id: all.ids[i], score: byteCosine(q, all.vecs.subarray(i * all.dims, (i + 1) * all.dims)) });
+    return scored.sort((a, b) => b.score - a.score).slice(0, k);
   });
   const lines: string[] = [];
   for (const candidates of values) {
@@ -179,11 +178,10 @@ async function candidateSweep(services: ReturnType<typeof createServices>, index
     let ratio = 0;
     for (let i = 0; i < bodies.length; i++) {
       const hits = (await services.es.search({ index, ...bodies[i] })).hits.hits;
-      const got = new Set(hits.map((h) => String(h._id)));
-      expected += exact[i].strict.length;
-      found += exact[i].strict.filter((e) => got.has(e.id)).length;
-      // Elasticsearch scores a cosine c as (1 + c) / 2.
-      ratio += hits.reduce((a, h) => a + 2 * Number(h._score) - 1, 0) / k / exact[i].mean / bodies.length;
+      const m = againstExact(exact[i], hits.map((h) => ({ id: String(h._id), score: cosineOfScore(Number(h._score)) })), k);
+      found += m.found;
+      expected += m.expected;
+      ratio += m.similarity / bodies.length;
     }
     const lat = await run(`${config.esUrl}/${index}/_search`, {}, bodies.map((b) => JSON.stringify(b)));
     lines.push(`| ${candidates} | ${lat.p50} / ${lat.p99} | ${lat.rps} | ${((100 * found) / expected).toFixed(1)}% (${found}/${expected}) | ${ratio.toFixed(4)} |`);

@@ -130,6 +130,9 @@ function quantize(v: Float64Array): Int8Array {
 /** A vector scaled to byte components, as numbers (a knn query vector). */
 export const toBytes = (v: Float64Array): number[] => Array.from(quantize(v));
 
+/** A document's stored vector as bytes (what `lookalikeVector` sends, undecoded). */
+export const vectorBytes = (def: LookalikeDef, doc: Doc): Int8Array => quantize(featureVector(def, doc));
+
 /**
  * The stored vector of a document (ingest): its bytes hex-encoded, which Elasticsearch reads for
  * byte vectors (since 8.14): one string instead of an array of 273 numbers to build and serialize.
@@ -138,9 +141,6 @@ export function lookalikeVector(def: LookalikeDef, doc: Doc): string {
   const b = vectorBytes(def, doc);
   return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
 }
-
-/** A document's stored vector as bytes (what `lookalikeVector` sends, undecoded). */
-export const vectorBytes = (def: LookalikeDef, doc: Doc): Int8Array => quantize(featureVector(def, doc));
 
 /**
  * The cosine of two byte vectors, as Elasticsearch computes it for a byte `dense_vector` (its
@@ -156,6 +156,27 @@ export function byteCosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
     nb += b[i] * b[i];
   }
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** The cosine of a knn hit: Elasticsearch scores a cosine c as (1 + c) / 2. */
+export const cosineOfScore = (score: number): number => 2 * score - 1;
+
+/** A row and its cosine to the query. */
+export interface Scored {
+  readonly id: string;
+  readonly score: number;
+}
+
+/**
+ * How an approximate top `k` (`got`) compares with the exact ranking (`exact`, best first, at
+ * least `k` rows): how many of the rows strictly above the k-th exact score it holds (rows tied
+ * with it may fairly be either side), and the mean cosine of its rows over that of the exact top k.
+ */
+export function againstExact(exact: readonly Scored[], got: readonly Scored[], k: number): { found: number; expected: number; similarity: number } {
+  const ids = new Set(got.map((r) => r.id));
+  const must = exact.slice(0, k).filter((e) => e.score > exact[k - 1].score + 1e-6);
+  const sum = (xs: readonly Scored[]) => xs.reduce((a, x) => a + x.score, 0);
+  return { found: must.filter((e) => ids.has(e.id)).length, expected: must.length, similarity: sum(got) / sum(exact.slice(0, k)) };
 }
 
 /** The query of a set of seeds: the centroid of their unit-length vectors (each seed counts alike), as bytes. */

@@ -14,7 +14,7 @@
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { ENTITIES, fieldOf } from '../../mappings/index.ts';
-import { LOOKALIKE_FIELD, featureFields, reasonsFor, seedQuery, type LookalikeDef } from '../../mappings/lookalike.ts';
+import { LOOKALIKE_FIELD, cosineOfScore, featureFields, reasonsFor, seedQuery, type LookalikeDef } from '../../mappings/lookalike.ts';
 import { RECORD_ID_RE, type Doc, type EntityDef } from '../../mappings/types.ts';
 import { ApiError, invalid, type ErrorDetail } from '../errors.ts';
 import { authorizeList, tierMeta } from './authorize.ts';
@@ -197,8 +197,8 @@ export async function lookalikeRows(services: Services, auth: AuthState, req: Lo
   const visible = (field: string) => fieldOf(def, field)?.tier !== 'advanced' || grant.keyTier === 'advanced';
   const data = hits.map((h, i) => ({
     id: String(h._id),
-    // Elasticsearch scores a cosine c as (1 + c) / 2: the score is c itself, 1 for identical features.
-    score: Math.round((2 * Number(h._score ?? (h.sort?.[0] as number) ?? 0) - 1) * 10_000) / 10_000,
+    // The score is the cosine itself, 1 for identical features.
+    score: Math.round(cosineOfScore(Number(h._score ?? (h.sort?.[0] as number) ?? 0)) * 10_000) / 10_000,
     reasons: reasonsFor(req.features, h._source ?? {}, seedDocs, visible),
     ...rows[i],
   }));

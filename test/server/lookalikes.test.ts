@@ -17,7 +17,7 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../../core/config.ts';
 import { aliasName } from '../../core/names.ts';
 import { entity } from '../../mappings/index.ts';
-import { byteCosine, seedQuery, vectorBytes } from '../../mappings/lookalike.ts';
+import { againstExact, byteCosine, cosineOfScore, seedQuery, vectorBytes, type Scored } from '../../mappings/lookalike.ts';
 import { EMPLOYEE_BANDS } from '../../mappings/reference.ts';
 import type { EntityName } from '../../mappings/types.ts';
 import { knnFilter, lookalikeBody, parseLookalikes } from '../../server/read/lookalikes.ts';
@@ -53,7 +53,7 @@ const features = entity('companies').lookalike!;
 let vectors: Int8Array[] | undefined;
 
 /** The exact ranking of every company for a seed set: cosine of the byte vectors, ties in id order (the API's order). */
-function exactRanking(seeds: readonly Doc[]): { id: string; score: number }[] {
+function exactRanking(seeds: readonly Doc[]): Scored[] {
   const q = seedQuery(features, seeds);
   vectors ??= companies.map((c) => vectorBytes(features, c));
   return companies
@@ -66,7 +66,7 @@ function exactRanking(seeds: readonly Doc[]): { id: string; score: number }[] {
  * float rounding: each score is the exact one at that rank, and every row strictly above the last
  * returned score is returned.
  */
-function assertExactTop(got: readonly Doc[], exact: { id: string; score: number }[], label: string): void {
+function assertExactTop(got: readonly Doc[], exact: readonly Scored[], label: string): void {
   const eps = 2e-4; // scores are rounded to 4 decimals; Elasticsearch computes in float32
   const cos = new Map(exact.map((e) => [e.id, e.score]));
   got.forEach((r, i) => {
@@ -161,15 +161,11 @@ t('the default (approximate) setting against the exact answer: at least 98% of i
       const req = parseLookalikes({ type: 'companies', seed_ids: seeds.map((d) => d.id), limit });
       const body = lookalikeBody(req, { filter: knnFilter(req, { taggedIds: null }), seeds, candidates, source: ['id'] });
       const hits = (await es.search({ index, ...body })).hits.hits;
-      const got = new Set(hits.map((x) => String(x._id)));
       const exact = exactRanking(seeds).filter((e) => !seeds.some((d) => d.id === e.id));
-      // The rows strictly above the limit-th score (rows tied with it may fairly be either side).
-      const must = exact.filter((e) => e.score > exact[limit - 1].score + 1e-6);
-      expected += must.length;
-      found += must.filter((e) => got.has(e.id)).length;
-      // Mean similarity of what came back over that of the exact top (Elasticsearch scores a cosine c as (1 + c) / 2).
-      const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / limit;
-      ratio += mean(hits.map((x) => 2 * Number(x._score) - 1)) / mean(exact.slice(0, limit).map((e) => e.score)) / sets;
+      const m = againstExact(exact, hits.map((x) => ({ id: String(x._id), score: cosineOfScore(Number(x._score)) })), limit);
+      found += m.found;
+      expected += m.expected;
+      ratio += m.similarity / sets;
     }
     const recall = found / expected;
     console.log(`\n  default knn (${candidates} candidates), top ${limit}, 40 seed sets: ${(100 * recall).toFixed(1)}% of the exact top rows (${found}/${expected}), mean similarity ${ratio.toFixed(4)} of the exact`);
