@@ -11,7 +11,7 @@ export const brokerOffices = defineEntity({
   defaultSort: 'office_name',
   defaultAutocomplete: 'office_name',
   autocomplete: {
-    popularity: 'client_count',
+    popularity: ['client_count'],
     columns: { office_name: { reads: ['broker_name', 'city', 'state'], label: (d) => qualified(d.office_name, d.broker_name, d.city, d.state) } },
   },
   geo: { state: 'state', dma: 'dma' },

@@ -11,7 +11,7 @@ export const brokers = defineEntity({
   defaultSort: 'broker_name',
   defaultAutocomplete: 'broker_name',
   autocomplete: {
-    popularity: 'total_clients',
+    popularity: ['total_clients'],
     columns: { broker_name: { reads: ['hq_city', 'hq_state'], label: (d) => qualified(d.broker_name, d.hq_city, d.hq_state) } },
   },
   geo: { state: 'hq_state', dma: 'hq_dma' },

@@ -22,7 +22,7 @@ export const companies = defineEntity({
   defaultSort: 'company_name',
   defaultAutocomplete: 'company_name',
   autocomplete: {
-    popularity: 'total_number_of_employees',
+    popularity: ['total_number_of_employees', 'participants'],
     columns: {
       company_name: { reads: ['city', 'state'], label: (d) => qualified(d.company_name, d.city, d.state) },
       website: { reads: ['company_name', 'city', 'state'], label: (d) => qualified(d.website, d.company_name, d.city, d.state), domain: 'domain' },

@@ -59,14 +59,33 @@ export function suggestForm(norm: string): string {
   return words.length ? words.join(' ') : norm;
 }
 
-export function suggestValue(name: string, popularity: unknown): { input: string[]; weight: number }[] {
+/** A row's popularity: the first of the entity's popularity fields it has a number for (else none). */
+export function popularityOf(def: EntityDef, doc: Record<string, unknown>): number | undefined {
+  for (const f of def.autocomplete.popularity) {
+    const v = doc[f];
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+  }
+  return undefined;
+}
+
+/**
+ * The leading article a name had before normalizing dropped it ("The Doyle Group" is suggested
+ * under "doyle group" and, for someone typing "The D", under "the doyle group" too).
+ */
+export const SUGGEST_ARTICLE = 'the ';
+
+/**
+ * `article`: the name began with "The" (normalizing dropped it); its whole name is then also an
+ * input with the article.
+ */
+export function suggestValue(name: string, popularity: unknown, article = false): { input: string[]; weight: number }[] {
   const norm = suggestForm(name);
   const words = norm.split(' ').filter(Boolean);
   if (!words.length) return [];
   const pop = typeof popularity === 'number' && popularity > 0 ? Math.min(Math.floor(popularity), SUGGEST_WEIGHT.popularityCap) : 0;
   const later: string[] = [];
   for (let i = 1; i < Math.min(words.length, SUGGEST_WORD_STARTS); i++) later.push(`${words.slice(i).join(' ')}${SUGGEST_JOIN}${norm}`);
-  const whole = { input: [norm], weight: SUGGEST_WEIGHT.wholeName + pop };
+  const whole = { input: article ? [norm, SUGGEST_ARTICLE + norm] : [norm], weight: SUGGEST_WEIGHT.wholeName + pop };
   return later.length ? [whole, { input: later, weight: pop }] : [whole];
 }
 

@@ -18,7 +18,7 @@ export const personnel = defineEntity({
   defaultSort: 'last_name',
   defaultAutocomplete: 'full_name',
   autocomplete: {
-    popularity: 'total_number_of_employees',
+    popularity: ['total_number_of_employees'],
     columns: {
       // "Ana Díaz (VP of Benefits, Acme Healthcare Inc.)": the contact with title and employer.
       full_name: { reads: ['title', 'company_name'], label: (d) => qualified(d.full_name, d.title, d.company_name) },

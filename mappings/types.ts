@@ -131,10 +131,12 @@ export interface AutocompleteColumnDef {
 /** Autocomplete of an entity: a column per field flagged `autocomplete`, and the popularity order. */
 export interface AutocompleteDef {
   /**
-   * Numeric field ranking suggestions of a match tier (most first): the completion weight at
-   * ingest. Only orders suggestions, it is never shown.
+   * Numeric fields ranking suggestions of a match tier (most first), in order of preference: a
+   * row's popularity is the first of them it has (a company without an employee count ranks by
+   * its participants rather than last). The completion weight at ingest; it only orders
+   * suggestions and is never shown.
    */
-  readonly popularity: string;
+  readonly popularity: readonly string[];
   readonly columns: Readonly<Record<string, AutocompleteColumnDef>>;
 }
 

@@ -80,10 +80,39 @@ Dubois | Lefebvre | Moreau | Laurent | Lefèvre | Girard | Bonnet | Dupont | Fon
 Fitzgerald | Gallagher | Doyle | Quinn | Brennan | Byrne | Kavanagh | Donnelly | Flanagan | Reilly | Callahan | Doherty
 `);
 
+/**
+ * The long tail of surnames. The list above holds the common ones; in the US they are a
+ * minority (the thousand most common surnames cover about 40% of people), and the rest is a
+ * tail of hundreds of thousands. The tail here is composed the way English place-name surnames
+ * are (Ash + ford, Whit + combe, Thorn + ton): about 4,000 distinct names, each plausible.
+ */
+const SURNAME_STEMS = words(`
+Ash | Ather | Bal | Bar | Bel | Black | Brad | Bram | Brook | Brom | Bur | Carl | Chad | Chat | Clay | Clif | Cole | Cran |
+Dal | Dar | Dun | Eding | Elm | Ever | Fair | Farn | Fen | Gar | Gil | Glad | Gold | Graf | Hal | Hamp | Har | Hart | Hav |
+Hay | Hol | Hux | Kel | Ken | Kirk | Lang | Lark | Lind | Lock | Lud | Mar | Mid | Mil | Mor | Nor | Oak | Pem | Pen | Pres |
+Rad | Rand | Red | Rock | Rom | Roth | Rush | Sal | Shel | Somer | Stan | Stam | Stock | Thorn | Tren | Wal | War | Wes |
+Whit | Win | Wood | Yar | Ab | Ald | Ames | Ark | Aus | Bick | Birk | Bos | Brent | Cad | Cal | Cob | Crom | Dray | Eg |
+Faw | Fox | Gos | Ham | Hen | Ib | Kem | Kin | Knot | Lan | Lev | Mal | Mas | Moss | Nap | New | Ock | Pad | Pick | Pol |
+Rip | Sel | Sher | Sid | Sten | Sut | Swin | Tad | Tal | Tem | Thur | Til | Up | Ver | Wad | Wel | Wick | Wil | Wor
+`);
+const SURNAME_ENDINGS = words(`
+ford | ley | ton | well | wood | field | by | ham | worth | more | wick | combe | den | stead | bury | land | brook | dale |
+ridge | shaw | ington | wright | stone | cott | thorpe | mere | burn | hurst | low | sworth
+`);
+
+/** A surname: one of the common ones, or (about half the time) one of the long tail. */
+export function surname(rng: Rng): string {
+  if (rng.chance(0.5)) return rng.pick(LAST_NAMES);
+  const stem = rng.pick(SURNAME_STEMS);
+  const ending = rng.pick(SURNAME_ENDINGS);
+  // "Wood" + "wood" and the like: the ending repeats the stem's last letters.
+  return stem.toLowerCase().endsWith(ending.slice(0, 2)) ? `${stem}${ending.slice(2)}` : stem + ending;
+}
+
 /** A last name; a few are hyphenated double names. */
 export function lastName(rng: Rng): string {
-  const a = rng.pick(LAST_NAMES);
+  const a = surname(rng);
   if (!rng.chance(0.03)) return a;
-  const b = rng.pick(LAST_NAMES);
+  const b = surname(rng);
   return b === a ? a : `${a}-${b}`;
 }

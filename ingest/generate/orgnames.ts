@@ -5,10 +5,10 @@
 import { US_STATES, type BROKERAGE_CLASSES } from '../../mappings/reference.ts';
 import { asciiLower, slug } from './format.ts';
 import { cityName, cityState } from './geo.ts';
-import { FIRST_NAMES, LAST_NAMES } from './names.ts';
+import { FIRST_NAMES, surname } from './names.ts';
 import { type Rng, Weighted } from './prng.ts';
 import {
-  BRAND_WORDS, CITY_WORDS, GENERIC_WORDS, PLACE_WORDS, STATE_WORDS, industryWords, initials, legalSuffix,
+  brandWord, CITY_WORDS, GENERIC_WORDS, PLACE_WORDS, STATE_WORDS, industryWords, initials, legalSuffix,
 } from './words.ts';
 
 export type BrokerageClass = (typeof BROKERAGE_CLASSES)[number];
@@ -28,33 +28,33 @@ export function companyName(rng: Rng, code: string, city: number): OrgName {
   let suffix = legalSuffix(rng, code);
   const r = rng.next();
   let base: string;
-  if (r < 0.28) base = `${rng.pick(LAST_NAMES)} ${w}`;
+  if (r < 0.28) base = `${surname(rng)} ${w}`;
   else if (r < 0.38) base = `${rng.chance(0.5) ? cityName(city) : rng.pick(PLACE_WORDS)} ${w}`;
   else if (r < 0.48) {
-    const a = rng.pick(LAST_NAMES);
-    const b = rng.pick(LAST_NAMES);
+    const a = surname(rng);
+    const b = surname(rng);
     if (!PRACTICE.test(code)) base = `${a} & ${b} ${w}`;
-    else base = rng.chance(0.4) ? `${a}, ${b} & ${rng.pick(LAST_NAMES)}` : `${a} & ${b}`;
+    else base = rng.chance(0.4) ? `${a}, ${b} & ${surname(rng)}` : `${a} & ${b}`;
   } else if (r < 0.55) {
-    const s = rng.pick(LAST_NAMES);
+    const s = surname(rng);
     const kind = rng.int(0, 3);
     if (kind === 0) {
       base = `${s} & Sons`;
       suffix = rng.chance(0.6) ? ', Inc.' : '';
     } else base = kind === 1 ? `${s} & Sons ${w}` : kind === 2 ? `${s} Brothers ${w}` : `${s} Family ${w}`;
-  } else if (r < 0.69) base = `${rng.pick(BRAND_WORDS)} ${w}`;
+  } else if (r < 0.69) base = `${brandWord(rng)} ${w}`;
   else if (r < 0.74) base = `${initials(rng)} ${w}`;
-  else if (r < 0.81) base = `${rng.pick(BRAND_WORDS)} ${rng.pick(GENERIC_WORDS)}`;
-  else if (r < 0.87) base = `${rng.pick(LAST_NAMES)} ${rng.pick(GENERIC_WORDS)}`;
+  else if (r < 0.81) base = `${brandWord(rng)} ${rng.pick(GENERIC_WORDS)}`;
+  else if (r < 0.87) base = `${surname(rng)} ${rng.pick(GENERIC_WORDS)}`;
   else if (r < 0.91) {
-    base = `The ${rng.pick(LAST_NAMES)} ${rng.pick(['Group', 'Company', 'Companies', 'Organization', 'Agency'])}`;
+    base = `The ${surname(rng)} ${rng.pick(['Group', 'Company', 'Companies', 'Organization', 'Agency'])}`;
     suffix = '';
   } else if (r < 0.95) base = `${rng.chance(0.5) ? US_STATES[cityState(city)] : rng.pick(STATE_WORDS)} ${w}`;
   else if (r < 0.97 && STANDALONE_BRAND.test(code)) {
-    base = rng.pick(BRAND_WORDS);
+    base = brandWord(rng);
     suffix = rng.chance(0.5) ? ' LLC' : '';
-  } else if (r < 0.985) base = `${rng.pick(FIRST_NAMES)} ${rng.pick(LAST_NAMES)} ${w}`;
-  else base = `${rng.pick(CITY_WORDS)} ${rng.pick(BRAND_WORDS)} ${w}`;
+  } else if (r < 0.985) base = `${rng.pick(FIRST_NAMES)} ${surname(rng)} ${w}`;
+  else base = `${rng.pick(CITY_WORDS)} ${brandWord(rng)} ${w}`;
   return { name: base + suffix, base };
 }
 
@@ -70,23 +70,23 @@ export function brokerName(rng: Rng, cls: BrokerageClass, city: number): OrgName
   const tail = BROKER_TAIL.pick(rng);
   const r = rng.next();
   if (cls === 'national player') {
-    const a = rng.pick(LAST_NAMES);
+    const a = surname(rng);
     let name: string;
-    if (r < 0.35) name = `${a} ${rng.pick(LAST_NAMES)}${rng.pick([' & Co.', ' Agency', ' Insurance Services', ' Companies', ''])}`;
-    else if (r < 0.55) name = `${a} & ${rng.pick(LAST_NAMES)}`;
-    else if (r < 0.8) name = `${rng.pick(BRAND_WORDS)}${rng.pick([' Insurance Services', ' Risk Partners', ' Benefits', ' Insurance Brokers', ' Group'])}`;
+    if (r < 0.35) name = `${a} ${surname(rng)}${rng.pick([' & Co.', ' Agency', ' Insurance Services', ' Companies', ''])}`;
+    else if (r < 0.55) name = `${a} & ${surname(rng)}`;
+    else if (r < 0.8) name = `${brandWord(rng)}${rng.pick([' Insurance Services', ' Risk Partners', ' Benefits', ' Insurance Brokers', ' Group'])}`;
     else name = `${a} International`;
     return { name, base: name };
   }
   let base: string;
-  if (r < 0.38) base = `${rng.pick(LAST_NAMES)}${tail}`;
-  else if (r < 0.52) base = `${rng.pick(LAST_NAMES)} & ${rng.pick(LAST_NAMES)}${rng.pick([' Benefits', ' Insurance', ' Insurance Agency', ''])}`;
+  if (r < 0.38) base = `${surname(rng)}${tail}`;
+  else if (r < 0.52) base = `${surname(rng)} & ${surname(rng)}${rng.pick([' Benefits', ' Insurance', ' Insurance Agency', ''])}`;
   else if (r < 0.66) base = `${cls === 'local broker' && rng.chance(0.6) ? cityName(city) : rng.pick(PLACE_WORDS)}${tail}`;
-  else if (r < 0.78) base = `${rng.pick(BRAND_WORDS)}${tail}`;
+  else if (r < 0.78) base = `${brandWord(rng)}${tail}`;
   else if (r < 0.85) base = `${initials(rng)}${tail}`;
-  else if (r < 0.92 && cls === 'local broker') base = `${rng.pick(FIRST_NAMES)} ${rng.pick(LAST_NAMES)} Insurance Agency`;
+  else if (r < 0.92 && cls === 'local broker') base = `${rng.pick(FIRST_NAMES)} ${surname(rng)} Insurance Agency`;
   else if (r < 0.96) base = `${US_STATES[cityState(city)]}${tail}`;
-  else base = `${rng.pick(LAST_NAMES)}-${rng.pick(LAST_NAMES)}${tail}`;
+  else base = `${surname(rng)}-${surname(rng)}${tail}`;
   return { name: base + BROKER_SUFFIX.pick(rng), base };
 }
 

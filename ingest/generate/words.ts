@@ -148,6 +148,32 @@ Café Lumière | Belle Époque | Lumière | Château | Crème | Mañana | Señor
 São Paulo | Côte | Fiesta Mágica | Niño | Alégria | Façade | Naïve | Rêve | Étoile | Soleil | Brûlée | Zürich
 `);
 
+/**
+ * Coined brand names, the other long tail of company names ("Lumari", "Calova"; "Zenith"
+ * is listed above): an onset, sometimes a middle syllable, and an ending.
+ */
+const BRAND_ONSETS = list(`
+Vel | Zen | Cor | Nov | Ast | Lum | Ver | Syn | Quan | Aer | Cal | Dex | Ev | Fin | Gal | Hel | Ion | Kor | Lyr | Mer |
+Nex | Ori | Pra | Rev | Sol | Tal | Ul | Vyn | Xan | Am | Bel | Cyr | Dav | El | Fal | Gen | Hal | Jov | Kin | Lux | Mav |
+Nor | Om | Pel | Quin | Ros | Sen | Tor | Ux | Val | Wyn | Zyl | Ar | Bri | Cle | Dor | Ens | Fer | Gra | Inn | Ker | Lin
+`);
+const BRAND_MIDDLES = list('a | e | i | o | an | en | in | ar | er | or | el | il | ov | iv | ad');
+const BRAND_ENDINGS = list(`
+ora | ix | ium | ara | ent | iva | exa | ana | ova | ity | eon | ari | ondo | ique | yx | ant | ia | us | on | is | ta |
+ex | ion | ent | ica | ado | ela | ona | ys | ea
+`);
+
+/** A brand word: one of the familiar ones, or (about half the time) a coined one. */
+export function brandWord(rng: Rng): string {
+  if (rng.chance(0.5)) return rng.pick(BRAND_WORDS);
+  const onset = rng.pick(BRAND_ONSETS);
+  const middle = rng.chance(0.4) ? rng.pick(BRAND_MIDDLES) : '';
+  let ending = rng.pick(BRAND_ENDINGS);
+  // No doubled vowel across the join ("Vela" + "ara").
+  if (/[aeiouy]$/.test(onset + middle) && /^[aeiouy]/.test(ending)) ending = ending.slice(1);
+  return onset + middle + ending;
+}
+
 export const PLACE_WORDS = list(`
 Riverside | Lakeside | Hillside | Valley | Mountain | Prairie | Harbor | Canyon | Ozark | Appalachian | Chesapeake |
 Potomac | Hudson Valley | Mohawk | Shenandoah | Cumberland | Ohio Valley | Rocky Mountain | Puget Sound | Delta |

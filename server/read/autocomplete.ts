@@ -5,14 +5,15 @@
  *
  * Name columns read the completion companion built at ingest (mappings/es-mapping.ts
  * `companion.suggest`): one request holds two suggesters over it, exact prefixes and one-typo
- * prefixes (the first 4 characters exact); exact ones come first, each in completion-weight
+ * prefixes (the first 4 characters exact), and a third when the text begins with "The" (names
+ * that begin with it, first); exact ones come before one-typo ones, each in completion-weight
  * order (names starting with the text, then names with a later word starting with it, each
  * by popularity). A domain column (website) is a `prefix` query on the normalized-domain
  * keyword, by popularity. Both are bounded by `limit` (completion is a top-N walk of a
  * prefix automaton; the prefix query collects into a top-N sort), so the work does not grow with
  * the index the way an unbounded scan would.
  */
-import { SIDE_CONTEXT, SUGGEST_MAX_INPUT, companion, docValueField, suggestForm } from '../../mappings/es-mapping.ts';
+import { SIDE_CONTEXT, SUGGEST_ARTICLE, SUGGEST_MAX_INPUT, companion, docValueField, suggestForm } from '../../mappings/es-mapping.ts';
 import { domainPrefix, foldText, normalizeQueryName } from '../../mappings/normalize.ts';
 import type { AutocompleteColumnDef, Doc, EntityDef } from '../../mappings/types.ts';
 import type { ErrorDetail } from '../errors.ts';
@@ -93,6 +94,15 @@ export function autocompletePrefix(req: AutocompleteRequest): string {
   return (nextWord ? `${norm} ` : norm).slice(0, SUGGEST_MAX_INPUT);
 }
 
+/**
+ * The prefix with the article typed ("the d" for "The D"), when normalizing dropped a leading
+ * "The" from what was typed: names that begin with "The" are suggested first for it; else null.
+ */
+export function articlePrefix(req: AutocompleteRequest, prefix: string): string | null {
+  if (columnOf(req).domain || !foldText(req.text).startsWith(SUGGEST_ARTICLE) || prefix.startsWith(SUGGEST_ARTICLE)) return null;
+  return (SUGGEST_ARTICLE + prefix).slice(0, SUGGEST_MAX_INPUT);
+}
+
 /** Fields read from each suggested row. */
 const sourceOf = (req: AutocompleteRequest): string[] => ['id', req.column, ...columnOf(req).reads];
 
@@ -116,7 +126,7 @@ export function buildAutocomplete(req: AutocompleteRequest): Clause | null {
     if (req.def.side && req.side) filter.push({ term: { [req.def.side.field]: req.side } });
     return {
       query: { bool: { filter } },
-      sort: [{ [req.def.autocomplete.popularity]: { order: 'desc', missing: '_last' } }, { id: 'asc' }],
+      sort: [...req.def.autocomplete.popularity.map((f) => ({ [f]: { order: 'desc', missing: '_last' } })), { id: 'asc' }],
       size: req.limit,
       ...readsOf(req),
       track_total_hits: false,
@@ -128,7 +138,8 @@ export function buildAutocomplete(req: AutocompleteRequest): Clause | null {
     skip_duplicates: col.distinct === true,
     ...(req.def.side ? { contexts: { [SIDE_CONTEXT]: req.side ? [req.side] : [...req.def.side.values] } } : {}),
   };
-  const suggest: Clause = { exact: { prefix, completion } };
+  const article = articlePrefix(req, prefix);
+  const suggest: Clause = { ...(article ? { article: { prefix: article, completion } } : {}), exact: { prefix, completion } };
   if (prefix.trim().length >= TYPO_FROM_CHAR) {
     suggest.typo = { prefix, completion: { ...completion, fuzzy: { fuzziness: 1, prefix_length: TYPO_FROM_CHAR - 1, transpositions: true } } };
   }

@@ -56,7 +56,7 @@ export async function fetchMatching(services: Services, auth: AuthState, q: { de
 
 /**
  * The rows an autocomplete body (server/read/autocomplete.ts) suggests, in order: the hits of a
- * prefix query, or the options of its suggesters (exact before one-typo), each row once.
+ * prefix query, or the options of its suggesters (with the article typed, exact, one-typo), each row once.
  */
 export async function fetchSuggested(services: Services, auth: AuthState, q: { def: EntityDef; body: Clause }): Promise<{ id: string; source: Doc }[]> {
   // The lean search path (as list pages): a suggestion costs Elasticsearch about a millisecond, the official client's per-request work was more.
@@ -73,7 +73,7 @@ export async function fetchSuggested(services: Services, auth: AuthState, q: { d
     out.push({ id, source: doc });
   };
   for (const h of res.hits.hits) add(h._id, h._source, h.fields as Record<string, unknown[]> | undefined);
-  for (const name of ['exact', 'typo']) {
+  for (const name of ['article', 'exact', 'typo']) {
     for (const entry of res.suggest?.[name] ?? []) {
       const options = Array.isArray(entry.options) ? entry.options : [entry.options];
       for (const o of options) add((o as { _id?: string })._id, (o as { _source?: Doc })._source, (o as { fields?: Record<string, unknown[]> }).fields);
