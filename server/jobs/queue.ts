@@ -135,6 +135,12 @@ export class JobQueues {
     const bound = <T>(p: Promise<T>) => Promise.race([p, new Promise<void>((r) => setTimeout(r, this.services.config.shutdownMs).unref())]);
     await bound(Promise.allSettled(this.workers.map((w) => w.close())));
     await bound(Promise.allSettled([...this.queues.values()].map((q) => q.close())));
+    // Then whatever is still open is cut. A worker whose close is still waiting for a wedged job
+    // keeps re-arming its lock-renewal timer (every lockDuration / 4) until that job ends, and
+    // that timer alone kept the process alive after the Redis Cluster tests; BullMQ closes it only
+    // after the jobs finish, so it is stopped here (the lock manager is protected in the typings).
+    for (const w of this.workers) await (w as unknown as { lockManager?: { close(): Promise<void> } }).lockManager?.close();
+    await bound(Promise.allSettled([...this.workers, ...this.queues.values()].map((x) => x.disconnect())));
     for (const c of [...this.workerConns, ...(this.conn ? [this.conn] : [])]) c.disconnect();
   }
 }
