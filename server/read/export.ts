@@ -132,25 +132,34 @@ export async function* exportCsv(services: Services, auth: AuthState, w: ExportW
     if (!w.rows) return;
     let pitId = (await services.es.openPointInTime({ index: w.index, keep_alive: '1m' })).id;
     pit = pitId;
-    let after: unknown[] | undefined;
-    while (sent < w.rows) {
-      const res: estypes.SearchResponse<Doc> = await services.es.search<Doc>({
+    const batch = (from: number, after: unknown[] | undefined): Promise<estypes.SearchResponse<Doc>> => {
+      const p = services.es.search<Doc>({
         pit: { id: pitId, keep_alive: '1m' },
         query: w.body.query,
         sort: w.body.sort as never,
-        size: Math.min(WALK_BATCH, w.rows - sent),
+        size: Math.min(WALK_BATCH, w.rows - from),
         _source: { includes: sourceFields(def, w.grant.projection) },
         track_total_hits: false,
         ...(after ? { search_after: after as never } : {}),
       });
+      // Awaited below, unless the walk ends first (the client went away): never an unhandled rejection.
+      p.catch(() => {});
+      return p;
+    };
+    let next: Promise<estypes.SearchResponse<Doc>> | undefined = batch(0, undefined);
+    while (next) {
+      const res: estypes.SearchResponse<Doc> = await next;
       pitId = res.pit_id ?? pitId;
       pit = pitId;
       const hits = res.hits.hits as Hit[];
       if (!hits.length) break;
+      // The next batch is asked for before this one is shaped and written: Elasticsearch finds it
+      // while this process formats and writes (the walk's two halves overlap; one batch ahead).
+      const fetched = sent + hits.length;
+      next = fetched < w.rows && hits.length === Math.min(WALK_BATCH, w.rows - sent) ? batch(fetched, hits[hits.length - 1].sort) : undefined;
       const rows = await decorate(services, auth, shape, hits);
       yield rows.map((r) => csvLine(columns.map((c) => String(r[c] ?? '')))).join('');
-      sent += hits.length;
-      after = hits[hits.length - 1].sort;
+      sent = fetched;
       await w.onRows?.(sent);
     }
   } finally {
