@@ -46,10 +46,6 @@ export const SUGGEST_JOIN = '|';
 export const hasSuggest = (f: FieldDef): boolean => f.type === 'name' && f.autocomplete === true;
 
 /**
- * The completion value of a normalized name (in its suggestForm): the whole name, and each later
- * word start joined to the whole name; weighted by the row's popularity.
- */
-/**
  * The form a normalized name is suggested under, at ingest and for what is typed: without the
  * word "and" ('&' folds to it), since "marsh mc" is typed for "Marsh & McLennan" as often as
  * "marsh and mc"; a name that is only "and" keeps it.
@@ -75,8 +71,9 @@ export function popularityOf(def: EntityDef, doc: Record<string, unknown>): numb
 export const SUGGEST_ARTICLE = 'the ';
 
 /**
- * `article`: the name began with "The" (normalizing dropped it); its whole name is then also an
- * input with the article.
+ * The completion value of a normalized name (in its suggestForm): the whole name, and each later
+ * word start joined to the whole name; weighted by the row's popularity. `article`: the name
+ * began with "The" (normalizing dropped it); its whole name is then also an input with it.
  */
 export function suggestValue(name: string, popularity: unknown, article = false): { input: string[]; weight: number }[] {
   const norm = suggestForm(name);
