@@ -5,7 +5,7 @@
  *    copy the joined fields, compute derived fields and the search companions.
  */
 import { createHash } from 'node:crypto';
-import { SUGGEST_ARTICLE, companion, hasSuggest, isSearchable, popularityOf, sortRank, suggestValue } from '../mappings/es-mapping.ts';
+import { companion, droppedArticle, hasSuggest, isSearchable, popularityOf, sortRank, suggestValue } from '../mappings/es-mapping.ts';
 import { foldText, normalizeFolded, normalizeName } from '../mappings/normalize.ts';
 import { LOOKALIKE_FIELD, lookalikeVector } from '../mappings/lookalike.ts';
 import type { Doc, EntityDef, EntityName, FieldDef, JoinDef } from '../mappings/types.ts';
@@ -133,7 +133,7 @@ function addCompanions(def: EntityDef, doc: Doc, f: FieldDef): void {
   if (v.includes('&')) compacts.add(normalizeName(v.replace(/&/g, '')).replace(/ /g, ''));
   compacts.delete('');
   doc[companion.compact(f.name)] = compacts.size === 1 ? [...compacts][0] : [...compacts];
-  if (hasSuggest(f) && norm) doc[companion.suggest(f.name)] = suggestValue(norm, popularityOf(def, doc), folded.startsWith(SUGGEST_ARTICLE) && !`${norm} `.startsWith(SUGGEST_ARTICLE));
+  if (hasSuggest(f) && norm) doc[companion.suggest(f.name)] = suggestValue(norm, popularityOf(def, doc), droppedArticle(folded, norm));
 }
 
 /**

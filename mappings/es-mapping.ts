@@ -70,6 +70,9 @@ export function popularityOf(def: EntityDef, doc: Record<string, unknown>): numb
  */
 export const SUGGEST_ARTICLE = 'the ';
 
+/** True when normalizing `folded` into `norm` dropped its leading "The" (at ingest and for what is typed). */
+export const droppedArticle = (folded: string, norm: string): boolean => folded.startsWith(SUGGEST_ARTICLE) && !`${norm} `.startsWith(SUGGEST_ARTICLE);
+
 /**
  * The completion value of a normalized name (in its suggestForm): the whole name, and each later
  * word start joined to the whole name; weighted by the row's popularity. `article`: the name

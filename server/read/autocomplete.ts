@@ -13,7 +13,7 @@
  * prefix automaton; the prefix query collects into a top-N sort), so the work does not grow with
  * the index the way an unbounded scan would.
  */
-import { SIDE_CONTEXT, SUGGEST_ARTICLE, SUGGEST_MAX_INPUT, companion, docValueField, suggestForm } from '../../mappings/es-mapping.ts';
+import { SIDE_CONTEXT, SUGGEST_ARTICLE, SUGGEST_MAX_INPUT, companion, docValueField, droppedArticle, suggestForm } from '../../mappings/es-mapping.ts';
 import { domainPrefix, foldText, normalizeQueryName } from '../../mappings/normalize.ts';
 import type { AutocompleteColumnDef, Doc, EntityDef } from '../../mappings/types.ts';
 import type { ErrorDetail } from '../errors.ts';
@@ -27,6 +27,9 @@ export const AUTOCOMPLETE_LIMIT = { fallback: 10, min: 1, max: 50 } as const;
 export const AUTOCOMPLETE_MIN_CHARS = 2;
 /** Typos are forgiven from this character on (the ones before it must be typed right), one per text. */
 export const TYPO_FROM_CHAR = 5;
+
+/** The suggesters of a name column, in the order their suggestions are listed. */
+export const SUGGESTERS = ['article', 'exact', 'typo'] as const;
 
 /** The parameters of the endpoint for an entity. */
 export const autocompleteParams = (def: EntityDef): string[] => ['query', 'search', 'column', 'limit', ...sideParams(def)];
@@ -99,7 +102,7 @@ export function autocompletePrefix(req: AutocompleteRequest): string {
  * "The" from what was typed: names that begin with "The" are suggested first for it; else null.
  */
 export function articlePrefix(req: AutocompleteRequest, prefix: string): string | null {
-  if (columnOf(req).domain || !foldText(req.text).startsWith(SUGGEST_ARTICLE) || prefix.startsWith(SUGGEST_ARTICLE)) return null;
+  if (columnOf(req).domain || !droppedArticle(foldText(req.text), prefix)) return null;
   return (SUGGEST_ARTICLE + prefix).slice(0, SUGGEST_MAX_INPUT);
 }
 

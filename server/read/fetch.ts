@@ -10,6 +10,7 @@ import { aliasName } from '../../core/names.ts';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
 import type { Hit } from './decorate.ts';
 import { idsQuery, termQuery, type QueryContext } from './query.ts';
+import { SUGGESTERS } from './autocomplete.ts';
 
 type Clause = Record<string, unknown>;
 
@@ -73,7 +74,7 @@ export async function fetchSuggested(services: Services, auth: AuthState, q: { d
     out.push({ id, source: doc });
   };
   for (const h of res.hits.hits) add(h._id, h._source, h.fields as Record<string, unknown[]> | undefined);
-  for (const name of ['article', 'exact', 'typo']) {
+  for (const name of SUGGESTERS) {
     for (const entry of res.suggest?.[name] ?? []) {
       const options = Array.isArray(entry.options) ? entry.options : [entry.options];
       for (const o of options) add((o as { _id?: string })._id, (o as { _source?: Doc })._source, (o as { fields?: Record<string, unknown[]> }).fields);
