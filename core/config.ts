@@ -67,6 +67,8 @@ export interface Config {
   readonly logLevel: string;
   /** Requests per minute per key (every authenticated call, dry runs included). */
   readonly rateLimitPerMinute: number;
+  /** Active child keys one root key may have (POST /v1/api-keys beyond: 429 QUOTA_EXCEEDED). */
+  readonly maxChildKeys: number;
   /** Rows per key per UTC day; dry runs do not count toward it, cache hits do. */
   readonly dailyRowCap: number;
   /**
@@ -242,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esPort: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerMinute: positive('BINTEL_RATE_LIMIT_PER_MIN', 600),
+    maxChildKeys: positive('BINTEL_MAX_CHILD_KEYS', 100),
     dailyRowCap: positive('BINTEL_DAILY_ROW_CAP', 100_000),
     cacheTtlS: nonNegative('BINTEL_CACHE_TTL_S', 600),
     crawlThreshold: positive('BINTEL_CRAWL_THRESHOLD', 30),

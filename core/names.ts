@@ -44,6 +44,8 @@ export interface RedisKeys {
   key(id: string): string;
   /** Ids of every key of an organization (set). */
   orgKeys(org: string): string;
+  /** The active child keys of a root key (a set of ids, for its cap); the org's slot. */
+  childKeys(org: string, rootId: string): string;
   /** Credit pool of an organization, integer milli-credits. */
   credits(org: string): string;
   /** Usage counters of a key (hash: credits_milli, rows, queries), in the org's slot. */
@@ -127,6 +129,7 @@ export function redisKeys(ns: string): RedisKeys {
     jwtRevoked: (h: string) => `${p}{s:${h}}:revoked`,
     key: (id: string) => `${p}apikey:id:${id}`,
     orgKeys: (o: string) => `${org(o)}:keys`,
+    childKeys: (o: string, root: string) => `${org(o)}:children:${root}`,
     credits: (o: string) => `${org(o)}:credits`,
     usage: (o: string, id: string) => `${org(o)}:usage:${id}`,
     dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,

@@ -19,7 +19,7 @@ export const ISSUE_CODES = [
   'conflicting_values', 'invalid_type', 'invalid_integer', 'invalid_number', 'invalid_boolean', 'invalid_value',
   'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range', 'too_short', 'too_long', 'too_few_items',
   'too_many_items', 'too_many_values', 'duplicate_items', 'operator_not_supported', 'year_not_available', 'filter_required',
-  'ambiguous', 'not_found', 'precondition_failed', 'precondition_required', 'not_supported',
+  'ambiguous', 'not_found', 'precondition_failed', 'precondition_required', 'not_supported', 'concurrent_change',
   // Cursors
   'invalid_cursor', 'stale_cursor', 'conflicts_with_cursor', 'cursor_filter_mismatch',
   // Credentials (401)
@@ -31,6 +31,7 @@ export const ISSUE_CODES = [
   'advanced_filter', 'advanced_sort', 'advanced_mode',
   // Credits and limits (402, 429)
   'insufficient_credits', 'key_budget_exhausted', 'rate_limited', 'daily_row_cap', 'sequential_page_walking',
+  'quota_exceeded',
   // Health (503): a dependency that does not answer, answers red, or refuses the check
   'unreachable', 'cluster_red', 'rejected',
 ] as const;
@@ -67,6 +68,7 @@ export const CATALOGUE = {
   RATE_LIMITED: { status: 429, message: 'Too many requests for this key' },
   DAILY_CAP_EXCEEDED: { status: 429, message: 'The daily row cap of this key is reached' },
   CRAWL_DETECTED: { status: 429, message: 'Sequential page walking of one filter combination was detected' },
+  QUOTA_EXCEEDED: { status: 429, message: 'A count cap of the organization is reached' },
   INTERNAL: { status: 500, message: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'A backing service is unavailable; retry shortly' },
 } as const;

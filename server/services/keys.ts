@@ -1,10 +1,15 @@
 /**
  * API keys: issued by the operator (CLI) or, for child keys, by a root key. Secrets are
- * random, prefixed by type, shown once; only their SHA-256 is stored. Auth is one Redis GET
- * by secret hash; revocation and rotation rewrite that record, so they take effect at once
- * in every server process.
+ * random, prefixed by type, shown once; only their SHA-256 is stored.
+ *
+ * Two records per key. The key's record by id is the authority: its state, its scopes and the
+ * hash of the one secret that works. A secret's record (by hash) only says which key the secret
+ * belongs to. Authentication reads both: a secret is accepted only when the key's record names
+ * its hash and is active (and, for a child key, its root's record is not revoked). Rotation,
+ * revocation and budget changes are compare-and-set writes of the key's record, so whatever runs
+ * at the same moment, in any process and on a Redis Cluster (where the two records live in
+ * different slots), at most one secret of a key works, and none once a revoke has answered.
  */
-import { writeInOrder } from '../../core/adapters/redis.ts';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
@@ -13,7 +18,7 @@ import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { Tier } from '../../mappings/types.ts';
 import { ALL_SCOPES, DATA_READ_SCOPES, isDataReadScope, isKnownScope } from '../scopes.ts';
-import { ApiError, forbidden, invalid, notFound } from '../errors.ts';
+import { ApiError, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 
 export type KeyType = 'live' | 'test';
 export type KeyState = 'active' | 'revoked' | 'rotated';
@@ -54,6 +59,17 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** Rotated-out secrets answer "rotated" (not "unknown") for this long, then vanish. */
 const ROTATED_TTL_S = 30 * 24 * 3600;
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
+/** Compare-and-set retries of one change of a key's record before the call answers 409. */
+const CAS_ATTEMPTS = 50;
+
+/**
+ * A secret's record: the key it belongs to. Never changes; records written before the key's
+ * record became the authority hold the whole key record, which has these two fields too.
+ */
+interface SecretRecord {
+  id: string;
+  parent_id: string | null;
+}
 
 function randomSecret(type: KeyType): string {
   const bytes = randomBytes(40);
@@ -99,8 +115,8 @@ export interface CreateKeyInput {
 }
 
 /**
- * Auth and rate limit in one round trip: the key record by secret hash, and the request
- * count of that secret in the current fixed window (both keys in the secret's slot).
+ * The secret's record and its request count in the current fixed window, in one round trip
+ * (both keys in the secret's slot); the key's record is read next, by id.
  */
 const AUTHENTICATE = `
 local rec = redis.call('GET', KEYS[1])
@@ -108,6 +124,24 @@ if not rec then return {} end
 local n = redis.call('INCR', KEYS[2])
 if n == 1 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1])) end
 return {rec, n}
+`;
+
+/** Compare-and-set of one key's record: KEYS = the record; ARGV = the JSON read, the JSON to write. 1 when written. */
+const COMPARE_AND_SET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+`;
+
+/**
+ * A child key's place under its root: KEYS = the root's active children, the org's key list;
+ * ARGV = the cap, the child's id. 1 when added, 0 when the root already has `cap` active children.
+ */
+const ADD_CHILD = `
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('SADD', KEYS[1], ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[2])
+return 1
 `;
 
 /** A JWT's place in its rate window, unless revoked: KEYS = revoked flag, window; ARGV = window ms. */
@@ -126,7 +160,7 @@ export interface Authenticated {
   resetMs: number;
 }
 
-/** Key records kept parsed per process (by secret hash): a request whose stored record is unchanged skips the parse. */
+/** Key records kept parsed per process (by key id): a request whose stored record is unchanged skips the parse. */
 const PARSED_MAX = 10_000;
 
 /** Freezes a parsed record and what it holds: one object serves every request of the key. */
@@ -140,15 +174,19 @@ function deepFreeze<T>(v: T): T {
 
 export class KeyService {
   /**
-   * The last record parsed for each secret hash, with the JSON it came from. Redis still answers
+   * The last record parsed for each key id, with the JSON it came from. Redis still answers
    * every request (revocation and scope changes take effect at once in every process); only an
    * identical JSON reuses the parsed, frozen record.
    */
   private readonly parsed = new Map<string, { json: string; rec: KeyRecord }>();
+  private readonly maxChildKeys: number;
 
-  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, opts: { maxChildKeys?: number } = {}) {
+    this.maxChildKeys = opts.maxChildKeys ?? 100;
     this.redis.defineCommand('bintelAuthenticate', { numberOfKeys: 2, lua: AUTHENTICATE });
     this.redis.defineCommand('bintelCountToken', { numberOfKeys: 2, lua: COUNT_TOKEN });
+    this.redis.defineCommand('bintelKeyCas', { numberOfKeys: 1, lua: COMPARE_AND_SET });
+    this.redis.defineCommand('bintelAddChild', { numberOfKeys: 2, lua: ADD_CHILD });
   }
 
   /**
@@ -203,7 +241,7 @@ export class KeyService {
     if (notHeld.length) throw forbidden(`The parent key does not hold ${notHeld.join(', ')}`, 'scopes', 'scope_not_held_by_parent');
     const tier = body.field_tier ?? parent.field_tier;
     if (tier === 'advanced' && parent.field_tier !== 'advanced') throw forbidden('A child key cannot have a higher field tier than its parent', 'field_tier', 'tier_above_parent');
-    return this.insert({
+    const created = await this.insert({
       org: parent.org,
       user: parent.user,
       name: body.name ?? 'child key',
@@ -216,16 +254,19 @@ export class KeyService {
       internal: false,
       ...(body.budget ? { budget: budgetOf(body.budget) } : {}),
     });
+    // A root revoked while this ran may have listed its children before this one was added.
+    if ((await this.get(parent.id))?.status !== 'active') {
+      await this.revoke(created.key);
+      throw unauthorized('revoked_key', 'This API key has been revoked');
+    }
+    return created;
   }
 
-  /** Sets (or, both null, clears) a child key's credit budget; the record by secret first, so every process sees it on its next call. */
+  /** Sets (or, both null, clears) a child key's credit budget: a compare-and-set of the key's current record (`rec` names the key). */
   async setBudget(rec: KeyRecord, budget: { total?: number | null; daily?: number | null }): Promise<KeyRecord> {
     if (rec.parent_id === null) throw forbidden('A root key spends the pool without a budget; budgets are for child keys', 'key_id', 'not_root_key');
     const b = budgetOf(budget);
-    const next: KeyRecord = { ...rec, budget: b.total_milli === null && b.daily_milli === null ? null : b };
-    const json = JSON.stringify(next);
-    await writeInOrder(this.redis, [['SET', this.keys.keyBySecret(rec.secret_hash), json], ['SET', this.keys.key(rec.id), json]]);
-    return next;
+    return this.update(rec.id, (cur) => ({ ...cur, budget: b.total_milli === null && b.daily_milli === null ? null : b }));
   }
 
   private async insert(base: Omit<KeyRecord, 'id' | 'secret_prefix' | 'secret_hash' | 'status' | 'created_at' | 'revoked_at' | 'rotated_at'>): Promise<KeyWithSecret> {
@@ -240,45 +281,89 @@ export class KeyService {
       revoked_at: null,
       rotated_at: null,
     };
-    const json = JSON.stringify(rec);
-    // The record by id and the org's list first, the secret's record (what authenticates) last.
-    await writeInOrder(this.redis, [['SET', this.keys.key(rec.id), json], ['SADD', this.keys.orgKeys(rec.org), rec.id], ['SET', this.keys.keyBySecret(rec.secret_hash), json]]);
+    if (rec.parent_id !== null) {
+      // The cap and the org's list in one script: parallel creations never pass the cap.
+      const add = (this.redis as unknown as { bintelAddChild: (...a: (string | number)[]) => Promise<number> }).bintelAddChild;
+      const added = Number(await add.call(this.redis, this.keys.childKeys(rec.org, rec.parent_id), this.keys.orgKeys(rec.org), this.maxChildKeys, rec.id));
+      if (!added) {
+        throw new ApiError('QUOTA_EXCEEDED', `A root key has at most ${this.maxChildKeys} active child keys; revoke one first`, [{ field: 'scopes', issue: 'quota_exceeded', expected: { max_active_child_keys: this.maxChildKeys } }]);
+      }
+    } else {
+      await this.redis.sadd(this.keys.orgKeys(rec.org), rec.id);
+    }
+    // The key's record (the authority) before the secret's: a secret never points to nothing.
+    await this.redis.set(this.keys.key(rec.id), JSON.stringify(rec));
+    await this.redis.set(this.keys.keyBySecret(rec.secret_hash), secretRecord(rec));
     return { key: publicKey(rec), secret };
   }
 
-  /** The key a secret belongs to, with its state; null when unknown. Counts nothing. */
+  /** The key a secret belongs to, with its state (see `resolve`); null when unknown. Counts nothing. */
   async authenticate(secret: string): Promise<KeyRecord | null> {
     const h = hashSecret(secret);
-    return this.verify(h, await this.redis.get(this.keys.keyBySecret(h)));
+    return this.resolve(h, await this.redis.get(this.keys.keyBySecret(h)));
   }
 
   /**
-   * The key a secret belongs to and this request's place in its rate-limit window (fixed
-   * windows of `windowMs`), in one Redis round trip. Null when the secret is unknown.
+   * The key a secret belongs to, with its state (see `resolve`), and this request's place in its
+   * rate-limit window (fixed windows of `windowMs`): two Redis round trips, the secret's record
+   * with the count, then the key's record (and its root's, for a child key). Null when unknown.
    */
   async authenticateAndCount(secret: string, windowMs: number, now = Date.now()): Promise<Authenticated | null> {
     const h = hashSecret(secret);
     const window = Math.floor(now / windowMs);
     const run = (this.redis as unknown as { bintelAuthenticate: (...a: (string | number)[]) => Promise<[string, number] | []> }).bintelAuthenticate;
     const res = await run.call(this.redis, this.keys.keyBySecret(h), this.keys.rateWindow(h, window), windowMs);
-    const key = this.verify(h, res[0] ?? null);
+    const key = await this.resolve(h, res[0] ?? null);
     if (!key) return null;
     return { key, count: Number(res[1]), resetMs: (window + 1) * windowMs - now };
   }
 
-  /** Parses a stored record; its hash is compared in constant time as a second check of the lookup. */
-  private verify(h: string, json: string | null): KeyRecord | null {
-    if (!json) return null;
-    const seen = this.parsed.get(h);
-    if (seen && seen.json === json) return seen.rec;
-    const rec = JSON.parse(json) as KeyRecord;
+  /**
+   * The key of a secret's record, as the key's record by id says now: `active` only when that
+   * record names this secret's hash (compared in constant time) and is active, and a child's root
+   * is not revoked; `rotated` when the key has another secret now; `revoked` when the key or its
+   * root is revoked. Null when the secret or its key is unknown.
+   */
+  private async resolve(h: string, secretJson: string | null): Promise<KeyRecord | null> {
+    if (!secretJson) return null;
+    const { id, parent_id: parentId } = JSON.parse(secretJson) as SecretRecord;
+    const [json, parentJson] = await Promise.all([this.redis.get(this.keys.key(id)), parentId ? this.redis.get(this.keys.key(parentId)) : null]);
+    const rec = this.parse(id, json);
+    if (!rec || rec.status === 'revoked') return rec;
     const a = Buffer.from(h, 'hex');
     const b = Buffer.from(rec.secret_hash, 'hex');
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
-    if (seen) this.parsed.delete(h);
-    else if (this.parsed.size >= PARSED_MAX) this.parsed.delete(this.parsed.keys().next().value as string);
-    this.parsed.set(h, { json, rec: deepFreeze(rec) });
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return { ...rec, status: 'rotated' };
+    if (parentId && this.parse(parentId, parentJson)?.status !== 'active') return { ...rec, status: 'revoked' };
     return rec;
+  }
+
+  /** A stored key record, parsed once per distinct JSON and frozen. */
+  private parse(id: string, json: string | null): KeyRecord | null {
+    if (!json) return null;
+    const seen = this.parsed.get(id);
+    if (seen && seen.json === json) return seen.rec;
+    const rec = deepFreeze(JSON.parse(json) as KeyRecord);
+    if (seen) this.parsed.delete(id);
+    else if (this.parsed.size >= PARSED_MAX) this.parsed.delete(this.parsed.keys().next().value as string);
+    this.parsed.set(id, { json, rec });
+    return rec;
+  }
+
+  /**
+   * Changes a key's record by compare-and-set on what was read: `change` gets the current record
+   * and returns the next one (null: nothing to change, the current one is returned). Another
+   * writer in between makes it read and decide again, so no change is ever made to a stale copy.
+   */
+  private async update(id: string, change: (cur: KeyRecord) => KeyRecord | null): Promise<KeyRecord> {
+    const cas = (this.redis as unknown as { bintelKeyCas: (...a: string[]) => Promise<number> }).bintelKeyCas;
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const json = await this.redis.get(this.keys.key(id));
+      if (!json) throw notFound('API key', 'key_id');
+      const next = change(JSON.parse(json) as KeyRecord);
+      if (!next) return JSON.parse(json) as KeyRecord;
+      if (Number(await cas.call(this.redis, this.keys.key(id), json, JSON.stringify(next)))) return next;
+    }
+    throw new ApiError('CONFLICT', 'The key kept changing under this call; retry', [{ field: 'key_id', issue: 'concurrent_change' }]);
   }
 
   async get(id: string): Promise<KeyRecord | null> {
@@ -302,24 +387,52 @@ export class KeyService {
     return rec;
   }
 
-  async revoke(rec: KeyRecord): Promise<KeyRecord> {
-    if (rec.status === 'revoked') return rec;
-    const next: KeyRecord = { ...rec, status: 'revoked', revoked_at: new Date().toISOString() };
-    const json = JSON.stringify(next);
-    // The secret's record first: the revocation takes effect at once.
-    await writeInOrder(this.redis, [['SET', this.keys.keyBySecret(rec.secret_hash), json], ['SET', this.keys.key(rec.id), json]]);
+  /**
+   * Revokes a key: every secret it ever had stops at once, everywhere (authentication reads the
+   * record this writes). A root key's revoke also revokes its child keys (which already fail
+   * authentication once their root's record says revoked). Idempotent.
+   */
+  async revoke(rec: Pick<KeyRecord, 'id'>): Promise<KeyRecord> {
+    const at = new Date().toISOString();
+    const next = await this.update(rec.id, (cur) => (cur.status === 'revoked' ? null : { ...cur, status: 'revoked', revoked_at: at }));
+    if (next.parent_id !== null) {
+      await this.redis.srem(this.keys.childKeys(next.org, next.parent_id), next.id);
+      return next;
+    }
+    const children = (await this.list(next.org)).filter((k) => k.parent_id === next.id && k.status !== 'revoked');
+    await Promise.all(children.map((k) => this.revoke(k)));
     return next;
   }
 
-  /** New secret, returned once; the old one stops working at once. */
+  /**
+   * Issues a new secret, returned once; the old one stops working at once. A compare-and-set on
+   * the secret the caller saw: of two concurrent rotations one takes effect and the other answers
+   * 409 (`concurrent_change`), and a revoked key is never rotated back to life (409 `revoked`).
+   */
   async rotate(rec: KeyRecord): Promise<KeyWithSecret> {
-    if (rec.status !== 'active') throw new ApiError('CONFLICT', 'A revoked key cannot be rotated', [{ field: 'key_id', issue: 'revoked' }]);
+    if (rec.status !== 'active') throw revokedConflict();
     const secret = randomSecret(rec.key_type);
-    const next: KeyRecord = { ...rec, secret_prefix: secret.slice(0, 12), secret_hash: hashSecret(secret), rotated_at: new Date().toISOString() };
-    const old = JSON.stringify({ ...rec, status: 'rotated' satisfies KeyState });
-    const json = JSON.stringify(next);
-    // The old secret stops working first; the new one works once its record is written.
-    await writeInOrder(this.redis, [['SET', this.keys.keyBySecret(rec.secret_hash), old, 'EX', ROTATED_TTL_S], ['SET', this.keys.key(rec.id), json], ['SET', this.keys.keyBySecret(next.secret_hash), json]]);
+    const h = hashSecret(secret);
+    // The new secret's record first: it authenticates nothing until the key's record names its hash.
+    await this.redis.set(this.keys.keyBySecret(h), secretRecord(rec));
+    let next: KeyRecord;
+    try {
+      next = await this.update(rec.id, (cur) => {
+        if (cur.status !== 'active') throw revokedConflict();
+        if (cur.secret_hash !== rec.secret_hash) throw new ApiError('CONFLICT', 'The key was rotated by another call at the same time; its secret is the one that call returned', [{ field: 'key_id', issue: 'concurrent_change' }]);
+        return { ...cur, secret_prefix: secret.slice(0, 12), secret_hash: h, rotated_at: new Date().toISOString() };
+      });
+    } catch (err) {
+      await this.redis.del(this.keys.keyBySecret(h)).catch(() => 0);
+      throw err;
+    }
+    // The old secret answers rotated_key for a while, then is unknown. It already fails: a failure here loses nothing.
+    await this.redis.expire(this.keys.keyBySecret(rec.secret_hash), ROTATED_TTL_S).catch(() => 0);
     return { key: publicKey(next), secret };
   }
 }
+
+const revokedConflict = () => new ApiError('CONFLICT', 'A revoked key cannot be rotated', [{ field: 'key_id', issue: 'revoked' }]);
+
+/** What a secret's record holds: its key (see SecretRecord). */
+const secretRecord = (rec: KeyRecord) => JSON.stringify({ id: rec.id, parent_id: rec.parent_id } satisfies SecretRecord);

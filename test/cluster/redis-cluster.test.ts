@@ -1,7 +1,7 @@
 /**
  * The service on a Redis Cluster (REDIS_CLUSTER_NODES): a local three-master cluster started by
  * this suite (test/helpers/redis-cluster.ts, append-only files fsynced on every write), never the
- * shared Redis. Keys (CLI and API), credits under 200 concurrent paid calls, tags, cursors,
+ * shared Redis. Keys (CLI and API, rotation and revocation races across two servers), credits under 200 concurrent paid calls, tags, cursors,
  * counts, rate limits, crawl detection, background jobs (BullMQ) and feedback behave as on one
  * node; a master killed mid-run answers 503 and charges nothing while it is down, and once
  * restarted has lost nothing that was acknowledged.
@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from '../server/harness.ts';
 import { startRedisCluster, type LocalCluster } from '../helpers/redis-cluster.ts';
+import { raceRotations } from '../helpers/key-races.ts';
 
 const t = suite('redis cluster');
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -65,6 +66,19 @@ t('keys: the CLI creates, lists, rotates and revokes on the cluster; the API agr
   assert.is((await get('/v1/whoami', fresh)).status, 200);
   assert.is((await bintel('keys', 'revoke', key.id)).code, 0);
   assertError(await get('/v1/whoami', fresh), 401, 'UNAUTHORIZED', { issue: 'revoked_key' });
+});
+
+t('keys: 50 rounds of concurrent rotations and of rotation racing revocation through two servers: at most one secret works, none after the revoke', async () => {
+  // The secret's record and the key's record live in different slots here: no one script spans them.
+  const other = await startHarness({ REDIS_CLUSTER_NODES: cluster.env });
+  try {
+    const org = `rc-race-${Date.now()}`;
+    const root = await h.key({ org });
+    const { rotations } = await raceRotations(h, other, { org, secret: root.secret }, 50);
+    assert.ok(rotations >= 50);
+  } finally {
+    await other.close();
+  }
 });
 
 t('credits: 200 concurrent paid calls at a pool that pays for 37 never overdraw it', async () => {
