@@ -137,6 +137,17 @@ function pemOrFile(name: string, raw: string | undefined): string | null {
   }
 }
 
+/** Fewest bytes of an HS256 secret: RFC 7518 3.2 asks for a key at least as long as the hash (256 bits). */
+const HS256_MIN_BYTES = 32;
+
+/** BINTEL_JWT_SECRET: null when unset; refused when shorter than HS256_MIN_BYTES. */
+function hs256Secret(raw: string | undefined): string | null {
+  if (!raw) return null;
+  const bytes = Buffer.byteLength(raw, 'utf8');
+  if (bytes < HS256_MIN_BYTES) throw new ConfigError(`BINTEL_JWT_SECRET: ${bytes} bytes; an HS256 secret needs at least ${HS256_MIN_BYTES} bytes (e.g. openssl rand -base64 48)`);
+  return raw;
+}
+
 /** REDIS_CLUSTER_NODES: comma-separated host:port (or redis:// URLs); null when unset or empty. */
 export function parseClusterNodes(raw: string | undefined): { host: string; port: number }[] | null {
   if (raw === undefined || raw.trim() === '') return null;
@@ -219,7 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esTimeoutMs: positive('BINTEL_ES_TIMEOUT_MS', 10_000),
     shutdownMs: positive('BINTEL_SHUTDOWN_MS', 10_000),
     jwt: Object.freeze({
-      secret: env.BINTEL_JWT_SECRET || null,
+      secret: hs256Secret(env.BINTEL_JWT_SECRET),
       publicKey: pemOrFile('BINTEL_JWT_PUBLIC_KEY', env.BINTEL_JWT_PUBLIC_KEY),
       jwks: env.BINTEL_JWT_JWKS || null,
       privateKey: pemOrFile('BINTEL_JWT_PRIVATE_KEY', env.BINTEL_JWT_PRIVATE_KEY),

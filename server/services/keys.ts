@@ -53,7 +53,7 @@ const SECRET_RE = /^bk_(live|test)_[A-Za-z0-9]{40}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Rotated-out secrets answer "rotated" (not "unknown") for this long, then vanish. */
 const ROTATED_TTL_S = 30 * 24 * 3600;
-const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
+export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 
 function randomSecret(type: KeyType): string {
   const bytes = randomBytes(40);
