@@ -74,7 +74,7 @@ export interface Config {
    * same rows, at the same tier and signals, from the same data load); 0 turns it off.
    */
   readonly cacheTtlS: number;
-  /** Consecutive next-page requests of one filter combination before CRAWL_DETECTED. */
+  /** Distinct pages of one filter combination and order served per window before CRAWL_DETECTED. */
   readonly crawlThreshold: number;
   /** Totals up to this are counted by the page query; above, the first call says count_pending. */
   readonly exactCountUpTo: number;
