@@ -76,7 +76,7 @@ export interface Config {
    * same rows, at the same tier and signals, from the same data load); 0 turns it off.
    */
   readonly cacheTtlS: number;
-  /** Consecutive next-page requests of one filter combination before CRAWL_DETECTED. */
+  /** Distinct pages of one filter combination and order served per window before CRAWL_DETECTED. */
   readonly crawlThreshold: number;
   /** Totals up to this are counted by the page query; above, the first call says count_pending. */
   readonly exactCountUpTo: number;
@@ -137,6 +137,17 @@ function pemOrFile(name: string, raw: string | undefined): string | null {
   } catch (err) {
     throw new ConfigError(`${name}: "${raw}" is neither a PEM key nor a readable file (${(err as Error).message})`);
   }
+}
+
+/** Fewest bytes of an HS256 secret: RFC 7518 3.2 asks for a key at least as long as the hash (256 bits). */
+const HS256_MIN_BYTES = 32;
+
+/** BINTEL_JWT_SECRET: null when unset; refused when shorter than HS256_MIN_BYTES. */
+function hs256Secret(raw: string | undefined): string | null {
+  if (!raw) return null;
+  const bytes = Buffer.byteLength(raw, 'utf8');
+  if (bytes < HS256_MIN_BYTES) throw new ConfigError(`BINTEL_JWT_SECRET: ${bytes} bytes; an HS256 secret needs at least ${HS256_MIN_BYTES} bytes (e.g. openssl rand -base64 48)`);
+  return raw;
 }
 
 /** REDIS_CLUSTER_NODES: comma-separated host:port (or redis:// URLs); null when unset or empty. */
@@ -221,7 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esTimeoutMs: positive('BINTEL_ES_TIMEOUT_MS', 10_000),
     shutdownMs: positive('BINTEL_SHUTDOWN_MS', 10_000),
     jwt: Object.freeze({
-      secret: env.BINTEL_JWT_SECRET || null,
+      secret: hs256Secret(env.BINTEL_JWT_SECRET),
       publicKey: pemOrFile('BINTEL_JWT_PUBLIC_KEY', env.BINTEL_JWT_PUBLIC_KEY),
       jwks: env.BINTEL_JWT_JWKS || null,
       privateKey: pemOrFile('BINTEL_JWT_PRIVATE_KEY', env.BINTEL_JWT_PRIVATE_KEY),

@@ -52,7 +52,7 @@ export interface RedisKeys {
   usage(org: string, keyId: string): string;
   /** Daily rows of a key (expires after the day). */
   dailyRows(org: string, keyId: string, day: string): string;
-  /** Crawl-detection state of a key for one filter fingerprint, in the org's slot (the debit script takes both). */
+  /** Crawl-detection state of a key for one filter fingerprint (the set of pages served), in the org's slot (the debit script takes both). */
   crawl(org: string, keyId: string, fingerprint: string): string;
   /** Receipt of rows an organization paid for (a later identical delivery is a free cache hit), in the org's slot. */
   paid(org: string, delivery: string): string;
@@ -133,7 +133,8 @@ export function redisKeys(ns: string): RedisKeys {
     credits: (o: string) => `${org(o)}:credits`,
     usage: (o: string, id: string) => `${org(o)}:usage:${id}`,
     dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,
-    crawl: (o: string, id: string, fp: string) => `${org(o)}:crawl:${id}:${fp}`,
+    // A set of page starts; the old name held a hash (a process still running the old code would meet WRONGTYPE).
+    crawl: (o: string, id: string, fp: string) => `${org(o)}:crawl:pages:${id}:${fp}`,
     paid: (o: string, d: string) => `${org(o)}:paid:${d}`,
     exportJob: (o: string, id: string) => `${org(o)}:export:${id}`,
     exportJobs: (o: string) => `${org(o)}:exports`,

@@ -79,7 +79,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     cursors: new CursorCodec(redis, rk.cursorSecret()),
     writing: new WritingStore(redis, rk),
     feedback: new FeedbackStore(redis, rk),
-    jwt: new JwtService(config.jwt),
+    jwt: new JwtService(config.jwt, log),
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
     jobs: undefined as unknown as JobQueues,

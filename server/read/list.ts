@@ -14,6 +14,7 @@ import { invalid } from '../errors.ts';
 import { scopeOf } from '../services/tags.ts';
 import { authorizeList, tierMeta, type Grant } from './authorize.ts';
 import { chargeRows, deliveryOf, estimate } from './charge.ts';
+import { crawlKey } from './crawl-key.ts';
 import type { Cursor } from './cursor.ts';
 import { callerContext, decorate, sourceFields } from './decorate.ts';
 import type { ListRequest } from './list-request.ts';
@@ -60,8 +61,10 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
   const given = rowsWanted ? await givenCursor(services, req, { fp, index, ns: auth.dataNamespace }) : null;
   const page = given ? given.p : req.page;
   // The page's crawl step is taken with its debit, after the search; the caller's context and
-  // the remembered end of the previous page leave in one auto-pipelined Redis batch.
-  const crawl = rowsWanted ? services.crawl.step(auth.key.org, auth.key.id, fp, page) : undefined;
+  // the remembered end of the previous page leave in one auto-pipelined Redis batch. Its
+  // fingerprint is the parsed filters, search and sort alone (crawl-key.ts), not the spelling.
+  const crawlFp = fingerprint({ resource: def.name, rowsKey: crawlKey(req), context });
+  const crawl = rowsWanted ? services.crawl.step(auth.key.org, auth.key.id, crawlFp, page * req.pageSize) : undefined;
   const [caller, remembered] = await Promise.all([
     callerContext(services, auth, { def, rows: rowsWanted ? grant.projection : null, tags: req.tags, crmStatus: req.crmStatus }),
     rowsWanted && !given && page > 0 ? rememberedEnd(services, fp, page - 1) : null,

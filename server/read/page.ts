@@ -20,7 +20,8 @@ const MAX_RESULT_WINDOW = 10_000;
 
 /**
  * Fingerprint of a filter combination (everything but the page) in the caller's context, for
- * crawl detection, remembered page ends and cursors: `context` names what else decides the
+ * remembered page ends and cursors, and (of crawl-key.ts's text, which leaves the page size,
+ * shape and spelling out) for crawl detection: `context` names what else decides the
  * rows (the data namespace; the user for tags=, the organization for crm_status=), so that
  * two users' `tags=vip` never share page positions.
  */

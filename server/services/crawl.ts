@@ -1,10 +1,15 @@
 /**
- * Crawl detection: a key that walks page after page (0, 1, 2, …) of one filter combination
- * is scraping, not searching. Each (key, filter fingerprint) keeps its last page and the
- * length of its run of consecutive next-page requests; a run may be `threshold` pages long,
- * the next page is refused with 429 CRAWL_DETECTED until the state expires (`windowS` after
- * the last request). Changing the filters (a new fingerprint), jumping around or going back
- * restarts the run.
+ * Crawl detection: a key that reads page after page of one filter combination is scraping, not
+ * searching, in whatever order it asks them (a consecutive run was dodged by asking 1, 0, 3, 2,
+ * …). Each (key, filter fingerprint) keeps the set of distinct pages it was served; `threshold`
+ * pages are served, a new page after them is refused with 429 CRAWL_DETECTED until the state
+ * expires (`windowS` after the last request, refused ones included). A page already in the set
+ * is served again (it reads nothing new), and a refused page is not added, so the set holds at
+ * most `threshold` members. The fingerprint is the parsed filters, search and sort
+ * (read/crawl-key.ts): only other filters or another order start another count.
+ *
+ * A page is told apart by its first row (page × page_size), so changing page_size can neither
+ * reset the count nor read new rows under a page number already counted.
  *
  * The state lives in the organization's Redis slot, so a paid page takes its crawl step and
  * its debit in one script (services/credits.ts `debit` with `crawl`); CrawlGuard.check is the
@@ -15,17 +20,23 @@ import type { RedisKeys } from '../../core/names.ts';
 import { ApiError } from '../errors.ts';
 
 /**
- * The crawl step in Lua, on the state key KEYS[k] with the page in ARGV[a] and the window in
- * ARGV[a + 1]: leaves the new run length in the local `run`.
+ * The crawl step in Lua, on the state key KEYS[k] (a set of page starts) with the page's start in
+ * ARGV[a], the window in ARGV[a + 1] and the threshold in ARGV[a + 2]: leaves in the local `run`
+ * the distinct pages counted with this one, above the threshold when the page is refused.
  */
 export function crawlStepLua(k: number, a: number): string {
   return `
-local run = tonumber(redis.call('HGET', KEYS[${k}], 'run') or '0')
+local run
 do
-  local last = tonumber(redis.call('HGET', KEYS[${k}], 'last') or '-1')
-  local page = tonumber(ARGV[${a}])
-  if page == last + 1 then run = run + 1 elseif page ~= last then run = 1 end
-  redis.call('HSET', KEYS[${k}], 'last', page, 'run', run)
+  local seen = redis.call('SCARD', KEYS[${k}])
+  if redis.call('SISMEMBER', KEYS[${k}], ARGV[${a}]) == 1 then
+    run = seen
+  elseif seen >= tonumber(ARGV[${a + 2}]) then
+    run = seen + 1
+  else
+    redis.call('SADD', KEYS[${k}], ARGV[${a}])
+    run = seen + 1
+  end
   redis.call('EXPIRE', KEYS[${k}], tonumber(ARGV[${a + 1}]))
 end
 `;
@@ -34,16 +45,17 @@ end
 /** What a paid page passes to the debit so both happen in one step. */
 export interface CrawlStep {
   key: string;
-  page: number;
+  /** The page's first row (page × page_size): what tells pages apart. */
+  start: number;
   windowS: number;
   threshold: number;
 }
 
 /** The 429 for a refused page. */
-export function crawlDetected(streak: number, windowS: number): ApiError {
+export function crawlDetected(pages: number, windowS: number): ApiError {
   return new ApiError(
     'CRAWL_DETECTED',
-    `${streak} consecutive pages of the same filters were requested; narrow the filters, or continue after Retry-After seconds`,
+    `${pages} distinct pages of the same filters and order were requested within ${windowS} s; narrow the filters, or continue after Retry-After seconds`,
     [{ field: 'page', issue: 'sequential_page_walking' }],
   ).withHeaders({ 'Retry-After': String(windowS) });
 }
@@ -58,15 +70,15 @@ export class CrawlGuard {
     this.redis.defineCommand('bintelCrawlStep', { numberOfKeys: 1, lua: `${crawlStepLua(1, 1)}\nreturn run` });
   }
 
-  /** The step of one page request, for the debit script to take (see services/credits.ts). */
-  step(org: string, keyId: string, fingerprint: string, page: number): CrawlStep {
-    return { key: this.keys.crawl(org, keyId, fingerprint), page, windowS: this.windowS, threshold: this.threshold };
+  /** The step of one page request (`start`: its first row), for the debit script to take (see services/credits.ts). */
+  step(org: string, keyId: string, fingerprint: string, start: number): CrawlStep {
+    return { key: this.keys.crawl(org, keyId, fingerprint), start, windowS: this.windowS, threshold: this.threshold };
   }
 
   /** Takes a page's step on its own (pages that cost nothing); throws CRAWL_DETECTED past the threshold. */
   async check(step: CrawlStep): Promise<void> {
     const run = (this.redis as unknown as { bintelCrawlStep: (...a: (string | number)[]) => Promise<number> }).bintelCrawlStep;
-    const streak = await run.call(this.redis, step.key, step.page, step.windowS);
-    if (streak > step.threshold) throw crawlDetected(streak, step.windowS);
+    const pages = await run.call(this.redis, step.key, step.start, step.windowS, step.threshold);
+    if (pages > step.threshold) throw crawlDetected(pages, step.windowS);
   }
 }

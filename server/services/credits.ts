@@ -60,7 +60,7 @@ return {1, balance, hit}
 
 /**
  * A list page's crawl step, then its debit, in one script (one round trip, and a refused page
- * is never charged): KEYS[5] is the crawl state, ARGV[6] the page, ARGV[7] the window, ARGV[8]
+ * is never charged): KEYS[5] is the crawl state, ARGV[6] the page's first row, ARGV[7] the window, ARGV[8]
  * the threshold. Every key lives in the organization's slot.
  */
 const CRAWL_THEN_DEBIT = `${crawlStepLua(5, 6)}
@@ -119,7 +119,7 @@ export type DebitResult =
       /** Charged nothing: the receipt of the same delivery was still valid. */
       cacheHit: boolean;
     }
-  /** Refused (with a crawl step): the page continues a crawl of `run` consecutive pages. */
+  /** Refused (with a crawl step): the page would be the `run`th distinct page of one fingerprint. */
   | { outcome: 'crawl'; run: number };
 
 /** A child key's credit budget, in milli-credits (null: no limit of that kind). */
@@ -193,7 +193,7 @@ export class CreditService {
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number[]>>)[cmd];
     // Without a receipt the script is handed a key in the org's slot that it will not touch (TTL 0).
     const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), receipt?.key ?? this.keys.paid(req.org, '-'), ...(crawl ? [crawl.key] : [])];
-    const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, ...(crawl ? [crawl.page, crawl.windowS, crawl.threshold] : [0, 0, 0]), req.budget?.total_milli ?? -1, req.budget?.daily_milli ?? -1];
+    const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, ...(crawl ? [crawl.start, crawl.windowS, crawl.threshold] : [0, 0, 0]), req.budget?.total_milli ?? -1, req.budget?.daily_milli ?? -1];
     const [code, value, hit] = await run.call(this.redis, ...keys, ...args);
     if (code === 3) return { outcome: 'crawl', run: Number(value) };
     return { outcome: OUTCOMES[code as 0 | 1 | 2 | 4], balance: Number(value), cacheHit: hit === 1 };

@@ -9,8 +9,12 @@
  *
  *   sub → user, org → organization, scope → scopes (space-separated, known scopes only),
  *   tier → field tier (basic|advanced, default basic), key_type → live|test (default live),
- *   exp (required, at most BINTEL_JWT_MAX_TTL_S after iat or now), jti (required: rate limits,
- *   usage, daily caps and revocation are per token).
+ *   exp (required, at most BINTEL_JWT_MAX_TTL_S after iat and after now), iat (optional, at most
+ *   CLOCK_SKEW_S ahead of now), jti (required: rate limits, usage, daily caps and revocation are
+ *   per token). sub and org are ids as key records have them (ID_RE).
+ *
+ * A revocation is kept BINTEL_JWT_MAX_TTL_S, so no accepted token may outlive that from now: a
+ * lifetime counted from an iat in the future would let a revoked token come back.
  *
  * A verified token becomes a key record (`id` `jwt_<jti>`), so scopes, tiers, the sandbox,
  * the organization's pool, rate limits, caps, crawl detection and tags work as for a key. It is
@@ -23,10 +27,13 @@ import type { Config } from '../../core/config.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { ApiError, unauthorized, type IssueCode } from '../errors.ts';
 import { isKnownScope } from '../scopes.ts';
-import type { KeyRecord } from './keys.ts';
+import { ID_RE, type KeyRecord } from './keys.ts';
 
 /** A string that looks like a JWS compact token (three base64url parts, the last possibly empty: alg none). */
 export const looksLikeJwt = (s: string): boolean => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(s);
+
+/** How far a token's iat may lie ahead of this server's clock (an issuer's clock a little fast). */
+export const CLOCK_SKEW_S = 60;
 
 type Verifier = { key: KeyObject | Uint8Array | ReturnType<typeof createLocalJWKSet>; algorithms: string[] };
 
@@ -62,6 +69,7 @@ export function keyOfClaims(p: JWTPayload): KeyRecord {
   };
   const sub = need('sub');
   const org = need('org');
+  for (const [name, v] of [['sub', sub], ['org', org]]) if (!ID_RE.test(v)) throw fail('invalid_token', `The token's ${name} claim is not an id (letters, digits and _ . @ -, at most 64, starting with a letter or digit)`);
   const jti = need('jti');
   const scopes = typeof p.scope === 'string' ? p.scope.split(' ').filter(Boolean) : [];
   const unknown = scopes.filter((s) => !isKnownScope(s));
@@ -91,11 +99,29 @@ export function keyOfClaims(p: JWTPayload): KeyRecord {
   };
 }
 
+/**
+ * What an operator should hear at start: a public key or JWKS (often an identity provider's,
+ * signing for other applications too) without BINTEL_JWT_ISSUER and BINTEL_JWT_AUDIENCE accepts
+ * any token that key signed. A warning, not a refusal: a key pair made for bintel alone is sound.
+ */
+export function jwtWarnings(jwt: Config['jwt']): string[] {
+  if (!jwt.publicKey && !jwt.jwks) return [];
+  const missing = [jwt.issuer ? '' : 'BINTEL_JWT_ISSUER', jwt.audience ? '' : 'BINTEL_JWT_AUDIENCE'].filter(Boolean);
+  if (!missing.length) return [];
+  const source = jwt.publicKey ? 'BINTEL_JWT_PUBLIC_KEY' : 'BINTEL_JWT_JWKS';
+  return [`${source} is set without ${missing.join(' and ')}: any token this key signed is accepted, whoever it was issued for; set ${missing.join(' and ')} unless the key signs for bintel alone`];
+}
+
 export class JwtService {
   private readonly verifier: Verifier | null;
 
-  constructor(private readonly config: Config['jwt']) {
+  /** `log` hears the configuration's warnings (jwtWarnings) once, at construction. */
+  constructor(
+    private readonly config: Config['jwt'],
+    log?: { warn(obj: object, msg: string): void },
+  ) {
     this.verifier = verifierOf(config);
+    for (const w of jwtWarnings(config)) log?.warn({ component: 'jwt' }, w);
   }
 
   get configured(): boolean {
@@ -121,14 +147,21 @@ export class JwtService {
       throw err;
     }
     const exp = payload.exp as number;
-    const from = typeof payload.iat === 'number' ? payload.iat : Math.floor(Date.now() / 1000);
-    if (exp - from > this.config.maxTtlS) throw fail('invalid_token', `The token lives longer than the ${this.config.maxTtlS} s this service allows`);
+    this.checkLifetime(exp, payload.iat, Math.floor(Date.now() / 1000));
     return { key: keyOfClaims(payload), exp };
+  }
+
+  /** A token lives at most maxTtlS after its iat and after now; its iat lies at most CLOCK_SKEW_S ahead. */
+  private checkLifetime(exp: number, iat: number | undefined, now: number): void {
+    const max = this.config.maxTtlS;
+    if (iat !== undefined && iat > now + CLOCK_SKEW_S) throw fail('invalid_token', `The token's iat claim lies ${iat - now} s in the future (at most ${CLOCK_SKEW_S} s of clock skew is allowed)`);
+    if (exp - now > max || (iat !== undefined && exp - iat > max)) throw fail('invalid_token', `The token lives longer than the ${max} s this service allows (exp at most ${max} s after iat and after now)`);
   }
 
   /** Signs a token for `bintel jwt mint` with BINTEL_JWT_PRIVATE_KEY, or the HS256 secret. */
   async mint(c: { org: string; user: string; scopes: string[]; tier: 'basic' | 'advanced'; type: 'live' | 'test'; ttlS: number }): Promise<{ token: string; jti: string; exp: number }> {
     if (c.ttlS > this.config.maxTtlS) throw new ApiError('VALIDATION_ERROR', `--ttl: at most ${this.config.maxTtlS} s (BINTEL_JWT_MAX_TTL_S)`);
+    for (const [flag, v] of [['--org', c.org], ['--user', c.user]]) if (!ID_RE.test(v)) throw new ApiError('VALIDATION_ERROR', `${flag} "${v}": letters, digits and _ . @ - (at most 64, starting with a letter or digit)`);
     const jti = randomUUID();
     const now = Math.floor(Date.now() / 1000);
     const exp = now + c.ttlS;

@@ -58,7 +58,8 @@ const SECRET_RE = /^bk_(live|test)_[A-Za-z0-9]{40}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Rotated-out secrets answer "rotated" (not "unknown") for this long, then vanish. */
 const ROTATED_TTL_S = 30 * 24 * 3600;
-const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
+/** Organization and user ids (key records, JWT `org` and `sub`). */
+export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 /** Compare-and-set retries of one change of a key's record before the call answers 409. */
 const CAS_ATTEMPTS = 50;
 

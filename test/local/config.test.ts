@@ -67,4 +67,12 @@ t('refuses non-positive limits', () => {
   refuses({ BINTEL_DAILY_ROW_CAP: 'many' }, /BINTEL_DAILY_ROW_CAP/);
 });
 
+t('refuses an HS256 secret shorter than 32 bytes (HS256 keys shorter than its hash are guessable)', () => {
+  refuses({ BINTEL_JWT_SECRET: 'short-secret' }, /BINTEL_JWT_SECRET.*32 bytes/);
+  refuses({ BINTEL_JWT_SECRET: 'x'.repeat(31) }, /BINTEL_JWT_SECRET/);
+  // Bytes, not characters: 11 three-byte characters are 33 bytes.
+  assert.is(loadConfig({ BINTEL_JWT_SECRET: '€'.repeat(11) }).jwt.secret, '€'.repeat(11));
+  assert.is(loadConfig({ BINTEL_JWT_SECRET: 'x'.repeat(32) }).jwt.secret, 'x'.repeat(32));
+});
+
 t.run();

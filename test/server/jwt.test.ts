@@ -1,8 +1,9 @@
 /**
  * JWT bearer tokens: minted by `bintel jwt mint` (and the same code in-process), they do what a
  * key does (scopes, tiers, sandbox, the org's pool, rate limits per token, tags per user);
- * alg none, algorithm confusion, a wrong signature, issuer or audience, expiry, a missing claim
- * or too long a lifetime are 401 with a clear issue; `bintel jwt revoke` refuses a token at once
+ * alg none, algorithm confusion, a wrong signature, issuer or audience, expiry, a missing claim,
+ * too long a lifetime (from iat and from now), an iat in the future or an org/sub that is no id
+ * are 401 with a clear issue; `bintel jwt revoke` refuses a token at once
  * in every process; with no verification key configured, tokens are refused and keys work.
  */
 import { suite } from 'uvu';
@@ -10,6 +11,8 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, createSecretKey } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { loadConfig } from '../../core/config.ts';
+import { CLOCK_SKEW_S, JwtService } from '../../server/services/jwt.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('jwt');
@@ -36,9 +39,10 @@ const mint = (c: Partial<{ org: string; user: string; scopes: string[]; tier: 'b
   h.running.services.jwt.mint({ user: 'svc', scopes: ['read:companies', 'tags:read', 'tags:write', 'credits:read'], tier: 'advanced', type: 'live', ttlS: 600, ...c });
 
 /** A token signed by hand (for the cases `mint` refuses to make). */
-async function signed(claims: Record<string, unknown>, opts: { alg?: string; key?: unknown; exp?: number; iat?: number } = {}): Promise<string> {
+async function signed(claims: Record<string, unknown>, opts: { alg?: string; key?: unknown; exp?: number; /** null: no iat claim */ iat?: number | null } = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg: opts.alg ?? 'HS256' }).setIssuedAt(opts.iat ?? now).setExpirationTime(opts.exp ?? now + 600);
+  const jwt = new SignJWT(claims).setProtectedHeader({ alg: opts.alg ?? 'HS256' }).setExpirationTime(opts.exp ?? now + 600);
+  if (opts.iat !== null) jwt.setIssuedAt(opts.iat ?? now);
   return jwt.sign((opts.key ?? createSecretKey(Buffer.from(SECRET))) as never);
 }
 const good = { sub: 'svc', org: 'x', jti: 'j1', scope: 'read:companies', iss: 'https://idp.example', aud: 'bintel' };
@@ -156,6 +160,72 @@ t('no verification key configured: tokens refused with a clear 401, keys work as
   } finally {
     await plain.close();
   }
+});
+
+t('a token lives at most BINTEL_JWT_MAX_TTL_S from now: an iat in the future (beyond the clock skew) or an exp too far ahead is 401', async () => {
+  const { org } = await withOrg(h, {});
+  const max = 7200;
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { ...good, org };
+  // Today's hole: iat an hour ahead, exp - iat within the limit, exp - now beyond it.
+  const refused: [string, Promise<string>][] = [
+    ['iat an hour ahead', signed(claims, { iat: now + 3600, exp: now + 3600 + 600 })],
+    ['iat ahead, the whole lifetime after it', signed(claims, { iat: now + 5000, exp: now + 5000 + max })],
+    ['iat within the skew, exp beyond max from now', signed(claims, { iat: now + CLOCK_SKEW_S - 10, exp: now + max + CLOCK_SKEW_S - 20 })],
+    ['no iat, exp beyond max from now', signed(claims, { iat: null, exp: now + max + 30 })],
+  ];
+  for (const [what, token] of refused) {
+    const res = await h.call('GET', '/v1/whoami', { secret: await token });
+    assert.is(res.status, 401, `${what}: ${JSON.stringify(res.body)}`);
+    assertError(res, 401, 'UNAUTHORIZED', { issue: 'invalid_token' });
+    assert.match(res.body.error.message, /iat|lives longer/, what);
+  }
+  // A clock a little ahead of ours is not an attack: iat within the skew is accepted.
+  const within = await signed(claims, { iat: now + CLOCK_SKEW_S - 20, exp: now + 600 });
+  assert.is((await h.call('GET', '/v1/whoami', { secret: within })).status, 200);
+  // bintel jwt mint never makes a token the server refuses, even at the longest lifetime.
+  const longest = await bintel('jwt', 'mint', '--org', org, '--user', 'svc', '--ttl', String(max));
+  assert.is(longest.code, 0, longest.err);
+  assert.is((await h.call('GET', '/v1/whoami', { secret: longest.out.trim() })).status, 200);
+  assert.is((await h.call('GET', '/v1/whoami', { secret: (await mint({ org, ttlS: max })).token })).status, 200);
+});
+
+t('org and sub must be ids as key records have them; mint refuses others', async () => {
+  const { org } = await withOrg(h, {});
+  for (const [claim, value] of [['org', 'has space'], ['org', 'a:b'], ['org', '-leading'], ['org', 'x'.repeat(65)], ['sub', 'a/b'], ['sub', 'line\nbreak'], ['sub', '{slot}']]) {
+    const res = await h.call('GET', '/v1/whoami', { secret: await signed({ ...good, org, [claim]: value }) });
+    assertError(res, 401, 'UNAUTHORIZED', { issue: 'invalid_token' });
+    assert.match(res.body.error.message, new RegExp(claim), `${claim}=${JSON.stringify(value)}`);
+  }
+  assert.is((await h.call('GET', '/v1/whoami', { secret: await signed({ ...good, org, sub: 'ops.bot@acme-1_x' }) })).status, 200);
+  const bad = await bintel('jwt', 'mint', '--org', 'has space', '--user', 'svc');
+  assert.is.not(bad.code, 0);
+  assert.match(bad.err, /org/);
+  await mint({ org: 'a:b' }).then(
+    () => assert.unreachable('mint made a token the server refuses'),
+    (err: Error) => assert.match(err.message, /org/),
+  );
+});
+
+t('a public key or JWKS without issuer and audience starts with a warning naming what is missing', () => {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const warnings = (env: NodeJS.ProcessEnv): string[] => {
+    const out: string[] = [];
+    new JwtService(loadConfig(env).jwt, { warn: (_o: object, msg: string) => out.push(msg) });
+    return out;
+  };
+  const both = warnings({ BINTEL_JWT_PUBLIC_KEY: pem });
+  assert.is(both.length, 1);
+  assert.match(both[0], /BINTEL_JWT_ISSUER/);
+  assert.match(both[0], /BINTEL_JWT_AUDIENCE/);
+  const noAudience = warnings({ BINTEL_JWT_PUBLIC_KEY: pem, BINTEL_JWT_ISSUER: 'https://idp.example' });
+  assert.is(noAudience.length, 1);
+  assert.not.match(noAudience[0], /BINTEL_JWT_ISSUER/);
+  assert.match(noAudience[0], /BINTEL_JWT_AUDIENCE/);
+  assert.equal(warnings({ BINTEL_JWT_PUBLIC_KEY: pem, BINTEL_JWT_ISSUER: 'https://idp.example', BINTEL_JWT_AUDIENCE: 'bintel' }), []);
+  assert.equal(warnings({ BINTEL_JWT_SECRET: SECRET }), [], 'an HS256 secret is bintel\'s own');
+  assert.equal(warnings({}), []);
 });
 
 t.run();
