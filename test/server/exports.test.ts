@@ -262,6 +262,13 @@ t('a job is read only by keys that could read its rows (read:<resource>, tier, s
     }
   }
 
+  // An id whose record has expired is left out of the list and dropped from the index.
+  const phantom = `exp_${'9'.repeat(32)}`;
+  await s.redis.zadd(s.rk.exportJobs(o.org), Date.now() + 10, phantom);
+  const listed = await h.call('GET', '/v1/exports?page_size=100', { secret: o.secret });
+  assert.is(listed.body.meta.total_count, keys.liveAdvancedRoot.sees.length);
+  assert.not.ok((await s.redis.zrange(s.rk.exportJobs(o.org), '0', '-1')).includes(phantom));
+
   // An Idempotency-Key of a job the key may not read never answers with that job.
   const replay = await post({ ...BASE, resource: 'companies' }, keys.basicChildCompanies.secret, { 'Idempotency-Key': `acl-compFull-${o.org}` });
   assertError(replay, 409, 'CONFLICT', { field: 'idempotency-key', issue: 'conflicting_values' });
