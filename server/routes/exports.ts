@@ -54,8 +54,8 @@ export function exportJobRoutes(services: Services): Router {
      * The job an Idempotency-Key already names (answered 200, charging nothing), or null. The
      * claim is the organization's: a job this key may not read is never shown (409 instead).
      */
-    const earlierJob = async (): Promise<ExportJob | null> => {
-      const existing = await services.redis.get(services.rk.exportIdem(auth.key.org, idemKey!));
+    const earlierJob = async (claim: string): Promise<ExportJob | null> => {
+      const existing = await services.redis.get(services.rk.exportIdem(auth.key.org, claim));
       const job = existing ? await loadJob(services, auth.key.org, existing) : null;
       if (job && !canReadJob(auth.key, job)) {
         throw new ApiError('CONFLICT', 'This Idempotency-Key names an export of another request; use a new key', [{ field: 'idempotency-key', issue: 'conflicting_values', expected: 'a new key for a new export' }]);
@@ -66,7 +66,7 @@ export function exportJobRoutes(services: Services): Router {
       }
       return job;
     };
-    if (idemKey && (await earlierJob())) return;
+    if (idemKey && (await earlierJob(idemKey))) return;
 
     const parsed = parseExportRequest(def, q);
     const req = { ...parsed.list, pageSize: maxRows as number };
@@ -81,7 +81,7 @@ export function exportJobRoutes(services: Services): Router {
       // The first request with the key wins; a concurrent twin reads the winner's job.
       const won = await services.redis.set(services.rk.exportIdem(auth.key.org, idemKey), id, 'EX', config.exportTtlH * 3600, 'NX');
       if (won !== 'OK') {
-        if (await earlierJob()) return;
+        if (await earlierJob(idemKey)) return;
         throw new ApiError('CONFLICT', 'An export with this Idempotency-Key is being created; retry shortly', [{ field: 'idempotency-key', issue: 'conflicting_values' }]);
       }
     }
