@@ -59,10 +59,14 @@ export function bodyOf(ctx: Context): unknown {
   return (ctx.request as unknown as { body?: unknown }).body;
 }
 
-/** The form of an Idempotency-Key header: 1 to 255 printable ASCII characters. */
-const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
+/** The form of an Idempotency-Key header: 1 to 255 printable ASCII characters (the OpenAPI document shows it). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[!-~]{1,255}$';
+const IDEMPOTENCY_KEY_RE = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
-/** The request's Idempotency-Key (null when absent); 400 when it is malformed. */
+/**
+ * The request's Idempotency-Key (null when absent); 400 when it is malformed. Every endpoint that
+ * accepts the header reads it here, before the body, so all answer a bad key alike.
+ */
 export function idempotencyKeyOf(ctx: Context): string | null {
   const k = ctx.get('Idempotency-Key');
   if (!k) return null;

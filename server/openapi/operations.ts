@@ -29,6 +29,7 @@ import { FEEDBACK_TEXT_MAX, FLAG_PATHS, SUGGESTED_VALUE_MAX } from '../routes/fe
 import { FEEDBACK_STATUSES } from '../services/feedback.ts';
 import { FORMATS, MODES } from '../read/request.ts';
 import { LEAD_TYPES } from '../../mappings/reference.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../validate.ts';
 
 /** Who may call: nobody needs a key, any key, any live key, or a key holding a scope. */
 export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | { kind: 'scope'; scope: string };
@@ -152,8 +153,9 @@ function filterOptionOperations(): Operation[] {
 /** Async exports (server/routes/exports.ts): an extension beyond the spec. */
 function exportJobOperations(): Operation[] {
   const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: '^exp_[0-9a-f]{32}$' });
-  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' }, attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' } } };
+  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, tier: { type: 'string', enum: ['basic', 'advanced'], description: 'The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them.' }, sandbox: { type: 'boolean' }, status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' }, attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' } } };
   const paging = pagedParameters('Exports');
+  const readable = "A job is read only by keys that could read its rows: read:<resource>, a tier for the resource at least the job's (`tier`), and the job's side (test keys sandbox jobs, live keys live ones)";
   const body: Schema = {
     type: 'object',
     required: ['resource', 'max_rows'],
@@ -161,10 +163,10 @@ function exportJobOperations(): Operation[] {
     additionalProperties: { type: 'string', description: "A list parameter of the resource, as in the list's query string." },
   };
   return [
-    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Scope read:<resource>. Idempotency-Key returns the same job. 202 Accepted with Location. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default 5) exports queued or running.', access: KEY, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402, 429] },
-    { method: 'get', path: '/v1/exports', tag: 'exports', summary: "The organization's exports, newest first", access: KEY, parameters: paging, success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
-    { method: 'get', path: '/v1/exports/{id}', tag: 'exports', summary: 'Status and progress of an export', access: KEY, parameters: [id], success: { data: job }, errors: [404] },
-    { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: '409 before completion, 410 once expired.', access: KEY, parameters: [id], success: { media: 'text/csv' }, errors: [404, 409, 410] },
+    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key returns the same job (409 when it names a job this key may not read). 202 Accepted with Location. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default 5) exports queued or running.', access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402, 429] },
+    { method: 'get', path: '/v1/exports', tag: 'exports', summary: "The organization's exports this key may read, newest first", description: `${readable}; the list and total_count leave the others out.`, access: KEY, parameters: paging, success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/exports/{id}', tag: 'exports', summary: 'Status and progress of an export', description: `${readable}; any other is 404, as an unknown id.`, access: KEY, parameters: [id], success: { data: job }, errors: [404] },
+    { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: `${readable}; any other is 404, as an unknown id. 409 before completion, 410 once expired.`, access: KEY, parameters: [id], success: { media: 'text/csv' }, errors: [404, 409, 410] },
   ];
 }
 
@@ -372,7 +374,20 @@ function feedbackOperations(): Operation[] {
   return ops;
 }
 
+/** The operations that accept an Idempotency-Key header (each reads it with `idempotencyKeyOf`, before the body). */
+const IDEMPOTENCY_KEY_OPERATIONS: readonly string[] = ['POST /v1/exports', 'POST /v1/writing-jobs', 'POST /v1/reports', ...FLAG_PATHS.map((p) => `POST ${p}`)];
+
+const IDEMPOTENCY_KEY_PARAMETER: Parameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  description: 'A repeat with the same key answers the first result and charges nothing. 1 to 255 printable ASCII characters; otherwise 400 idempotency-key/invalid_format.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
+};
+
+/** The operation with the Idempotency-Key header among its parameters, when it accepts one. */
+const withIdempotencyKey = (op: Operation): Operation => (IDEMPOTENCY_KEY_OPERATIONS.includes(operationKey(op)) ? { ...op, parameters: [...(op.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER] } : op);
+
 /** Every operation the server registers, in document order. */
 export function operations(): Operation[] {
-  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...lookalikeOperations(), ...feedbackOperations(), ...tagOperations(), ...writingResourceOperations(), ...writingJobOperations()];
+  return [...publicOperations(), ...accountOperations(), ...filterOptionOperations(), ...lookupOperations(), ...ENTITIES.flatMap(resourceOperations), ...exportJobOperations(), ...lookalikeOperations(), ...feedbackOperations(), ...tagOperations(), ...writingResourceOperations(), ...writingJobOperations()].map(withIdempotencyKey);
 }

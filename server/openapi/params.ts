@@ -25,7 +25,7 @@ export type Schema = Record<string, unknown>;
 /** An OpenAPI Parameter Object. */
 export interface Parameter {
   name: string;
-  in: 'query' | 'path';
+  in: 'query' | 'path' | 'header';
   required?: boolean;
   description: string;
   schema: Schema;

@@ -21,7 +21,9 @@ import { createGzip } from 'node:zlib';
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import type { KeyRecord } from '../services/keys.ts';
+import { keyTier } from '../services/tiers.ts';
 import type { JobKind } from '../jobs/queue.ts';
+import type { Tier } from '../../mappings/types.ts';
 import { findEntity } from '../../mappings/index.ts';
 import type { Charge } from './charge.ts';
 import { exportCsv, parseExportRequest } from './export.ts';
@@ -40,6 +42,10 @@ export interface ExportJob {
   id: string;
   org: string;
   resource: string;
+  /** The tier a key needs to read the rows (tierNeeded of the request that started it). */
+  tier: Tier;
+  /** Sandbox rows (started by a test key): only test keys read the job; live rows only live keys. */
+  sandbox: boolean;
   status: ExportStatus;
   gzip: boolean;
   rows_reserved: number;
@@ -90,9 +96,18 @@ export async function saveJob(services: Services, j: ExportJob): Promise<void> {
   await services.redis.set(services.rk.exportJob(j.org, j.id), JSON.stringify(j), 'EX', recordTtlS(services));
 }
 
+/**
+ * A stored job. Records saved before jobs carried their tier and side read as the strictest
+ * (advanced, live): only a live key advanced for the resource reads them.
+ */
+function parseJob(raw: string): ExportJob {
+  const j = JSON.parse(raw) as Partial<Pick<ExportJob, 'tier' | 'sandbox'>> & Omit<ExportJob, 'tier' | 'sandbox'>;
+  return { ...j, tier: j.tier ?? 'advanced', sandbox: j.sandbox ?? false };
+}
+
 export async function loadJob(services: Services, org: string, id: string): Promise<ExportJob | null> {
   const raw = await services.redis.get(services.rk.exportJob(org, id));
-  return raw ? (JSON.parse(raw) as ExportJob) : null;
+  return raw ? parseJob(raw) : null;
 }
 
 /** One page of the organization's jobs, newest first, and how many it has. */
@@ -101,7 +116,53 @@ export async function listJobs(services: Services, org: string, page = { from: 0
   const [ids, total] = await Promise.all([services.redis.zrevrange(key, page.from, page.from + page.size - 1), services.redis.zcard(key)]);
   if (!ids.length) return { jobs: [], total };
   const raws = await services.redis.mget(ids.map((id) => services.rk.exportJob(org, id)));
-  return { jobs: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as ExportJob), total };
+  return { jobs: raws.filter((r): r is string => r !== null).map(parseJob), total };
+}
+
+const TIER_RANK: Record<Tier, number> = { basic: 0, advanced: 1 };
+
+/**
+ * Whether `key` could read the rows of `job`: it is of the job's organization, holds
+ * `read:<resource>`, is at least the job's tier for the resource, and is on the job's side
+ * (test keys sandbox jobs, live keys live ones). Status, list and download all ask this; a job
+ * it refuses is answered as one that does not exist.
+ */
+export function canReadJob(key: KeyRecord, job: ExportJob): boolean {
+  const def = findEntity(job.resource);
+  if (!def || key.org !== job.org || !key.scopes.includes(`read:${def.name}`)) return false;
+  return TIER_RANK[keyTier(key, def)] >= TIER_RANK[job.tier] && (key.key_type === 'test') === job.sandbox;
+}
+
+/** Ids read from the organization's index per round trip while listing. */
+const LIST_BATCH = 200;
+
+/**
+ * One page of the jobs `key` may read (canReadJob), newest first, and how many it may read: the
+ * others are left out of both. Walks the organization's index in batches; ids whose record has
+ * expired are dropped from it on the way, so the walk stays as long as the live records.
+ */
+export async function listReadableJobs(services: Services, key: KeyRecord, page: { from: number; size: number }): Promise<{ jobs: ExportJob[]; total: number }> {
+  const index = services.rk.exportJobs(key.org);
+  const jobs: ExportJob[] = [];
+  let total = 0;
+  for (let start = 0; ; start += LIST_BATCH) {
+    const ids = await services.redis.zrevrange(index, start, start + LIST_BATCH - 1);
+    if (!ids.length) break;
+    const raws = await services.redis.mget(ids.map((id) => services.rk.exportJob(key.org, id)));
+    const gone = ids.filter((_, i) => raws[i] === null);
+    for (const raw of raws) {
+      const job = raw === null ? null : parseJob(raw);
+      if (!job || !canReadJob(key, job)) continue;
+      if (total >= page.from && jobs.length < page.size) jobs.push(job);
+      total++;
+    }
+    if (gone.length) {
+      await services.redis.zrem(index, ...gone);
+      start -= gone.length;
+    }
+    if (ids.length < LIST_BATCH) break;
+  }
+  return { jobs, total };
 }
 
 /** Queued or running jobs among the organization's most recent ones (the per-organization limit counts these). */

@@ -61,3 +61,23 @@ export function authorizeList(key: KeyRecord, req: ListRequest): Grant {
   if (req.explain && !key.internal) throw forbidden('explain is for internal tokens only', 'explain', 'internal_only');
   return grant;
 }
+
+/**
+ * The tier a key needs to receive what a list request returns: advanced when its rows carry an
+ * advanced field, and also when a key basic for the resource (same templates) would be refused
+ * the request: an advanced sort or filter decides which rows come back, so the rows say
+ * something of advanced data even when every column is basic. A stored result (an async export)
+ * is read only by keys of at least this tier.
+ */
+export function tierNeeded(key: KeyRecord, req: ListRequest, grant: Grant): Tier {
+  if (grant.projection.tier === 'advanced') return 'advanced';
+  if (grant.keyTier === 'basic') return 'basic';
+  const basicTwin: KeyRecord = { ...key, entity_field_tiers: { ...key.entity_field_tiers, [req.def.name]: 'basic' } };
+  try {
+    authorizeList(basicTwin, req);
+    return 'basic';
+  } catch {
+    // Any refusal of the basic twin (the original key passed) is a tier refusal: the stricter answer.
+    return 'advanced';
+  }
+}

@@ -2,7 +2,10 @@
  * Async exports (an extension beyond the spec; server/read/async-export.ts):
  * POST /v1/exports, GET /v1/exports, GET /v1/exports/{id}, GET /v1/exports/{id}/download.
  * POST composes the export pipeline (parse → authorize → caller context → build → exact count →
- * debit) with `max_rows` in place of the synchronous 2,000-row limit, then starts the job.
+ * debit) with `max_rows` in place of the synchronous 2,000-row limit, then starts the job; live
+ * keys only (test keys read the sandbox through the resource read endpoints).
+ * A job is listed, shown and downloaded only for keys that could read its rows (`canReadJob`:
+ * read:<resource>, the job's tier, the same side); to any other key it does not exist (404).
  */
 import { creationScore } from '../../core/clock.ts';
 import Router from '@koa/router';
@@ -12,15 +15,16 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
-import { authOf, requireScope } from '../middleware/auth.ts';
+import { authOf, requireLiveKey, requireScope } from '../middleware/auth.ts';
 import { ENTITIES, findEntity } from '../../mappings/index.ts';
 import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { chargeRows } from '../read/charge.ts';
 import { exportParams, parseExportRequest, planExport } from '../read/export.ts';
-import { activeJobs, exportFileName, exportJobKind, jobView, listJobs, loadJob, saveJob, type ExportJob } from '../read/async-export.ts';
+import { tierNeeded } from '../read/authorize.ts';
+import { activeJobs, canReadJob, exportFileName, exportJobKind, jobView, listReadableJobs, loadJob, saveJob, type ExportJob } from '../read/async-export.ts';
 import { listMeta, pageParams, queryOfObject, readQuery, throwProblems } from '../read/request.ts';
 import { repeatableParams } from '../read/filters.ts';
-import { bodyOf } from '../validate.ts';
+import { bodyOf, idempotencyKeyOf } from '../validate.ts';
 
 const ID_RE = /^exp_[0-9a-f]{32}$/;
 
@@ -29,7 +33,9 @@ export function exportJobRoutes(services: Services): Router {
   const { config } = services;
 
   r.post('/v1/exports', async (ctx: Context) => {
+    requireLiveKey(ctx, 'async exports');
     const auth = authOf(ctx);
+    const idemKey = idempotencyKeyOf(ctx);
     const raw = bodyOf(ctx);
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid({ field: 'body', issue: 'invalid_type', expected: 'a JSON object' });
     const { resource, max_rows: maxRows, gzip, ...params } = raw as Record<string, unknown>;
@@ -44,18 +50,23 @@ export function exportJobRoutes(services: Services): Router {
     const q = queryOfObject(params, { allowed, repeatable: repeatableParams(def) }, problems);
     if (problems.length) throw invalid(problems);
 
-    const idemKey = ctx.get('Idempotency-Key');
-    /** The job an Idempotency-Key already names (answered 200, charging nothing), or null. */
-    const earlierJob = async (): Promise<ExportJob | null> => {
-      const existing = await services.redis.get(services.rk.exportIdem(auth.key.org, idemKey));
+    /**
+     * The job an Idempotency-Key already names (answered 200, charging nothing), or null. The
+     * claim is the organization's: a job this key may not read is never shown (409 instead).
+     */
+    const earlierJob = async (claim: string): Promise<ExportJob | null> => {
+      const existing = await services.redis.get(services.rk.exportIdem(auth.key.org, claim));
       const job = existing ? await loadJob(services, auth.key.org, existing) : null;
+      if (job && !canReadJob(auth.key, job)) {
+        throw new ApiError('CONFLICT', 'This Idempotency-Key names an export of another request; use a new key', [{ field: 'idempotency-key', issue: 'conflicting_values', expected: 'a new key for a new export' }]);
+      }
       if (job) {
         ctx.status = 200;
         ctx.body = { ok: true, data: jobView(job), meta: { credits_charged: 0 } };
       }
       return job;
     };
-    if (idemKey && (await earlierJob())) return;
+    if (idemKey && (await earlierJob(idemKey))) return;
 
     const parsed = parseExportRequest(def, q);
     const req = { ...parsed.list, pageSize: maxRows as number };
@@ -70,7 +81,7 @@ export function exportJobRoutes(services: Services): Router {
       // The first request with the key wins; a concurrent twin reads the winner's job.
       const won = await services.redis.set(services.rk.exportIdem(auth.key.org, idemKey), id, 'EX', config.exportTtlH * 3600, 'NX');
       if (won !== 'OK') {
-        if (await earlierJob()) return;
+        if (await earlierJob(idemKey)) return;
         throw new ApiError('CONFLICT', 'An export with this Idempotency-Key is being created; retry shortly', [{ field: 'idempotency-key', issue: 'conflicting_values' }]);
       }
     }
@@ -86,6 +97,8 @@ export function exportJobRoutes(services: Services): Router {
       id,
       org: auth.key.org,
       resource: def.name,
+      tier: tierNeeded(auth.key, req, grant),
+      sandbox: auth.sandbox,
       status: 'queued',
       gzip: gz,
       rows_reserved: rows,
@@ -121,14 +134,16 @@ export function exportJobRoutes(services: Services): Router {
     const problems: ErrorDetail[] = [];
     const { page, pageSize } = pageParams(readQuery(ctx, ['page', 'page_size']), problems);
     throwProblems(problems);
-    const { jobs, total } = await listJobs(services, authOf(ctx).key.org, { from: page * pageSize, size: pageSize });
+    const { jobs, total } = await listReadableJobs(services, authOf(ctx).key, { from: page * pageSize, size: pageSize });
     ctx.body = { ok: true, data: jobs.map(jobView), meta: { credits_charged: 0, ...listMeta(page, pageSize, jobs.length, total) } };
   });
 
+  /** The job of the path, if this key may read it; 404 alike for no such job and one it may not read. */
   const jobOf = async (ctx: Context): Promise<ExportJob> => {
     const id = ctx.params.id as string;
-    const job = ID_RE.test(id) ? await loadJob(services, authOf(ctx).key.org, id) : null;
-    if (!job) throw notFound('Export');
+    const { key } = authOf(ctx);
+    const job = ID_RE.test(id) ? await loadJob(services, key.org, id) : null;
+    if (!job || !canReadJob(key, job)) throw notFound('Export');
     return job;
   };
 

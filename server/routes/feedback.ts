@@ -116,8 +116,9 @@ function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, pat
   for (const path of paths) {
     r.post(path, async (ctx: Context) => {
       const key = requireLiveKey(ctx, what);
+      const idemKey = idempotencyKeyOf(ctx);
       const fields = await parse(ctx, bodyOf(ctx));
-      const filed = await services.feedback.file(kind, { org: key.org, user: key.user, keyId: key.id }, fields, idempotencyKeyOf(ctx));
+      const filed = await services.feedback.file(kind, { org: key.org, user: key.user, keyId: key.id }, fields, idemKey);
       if ('conflict' in filed) throw new ApiError('CONFLICT', 'This Idempotency-Key was used with another body', [{ field: 'idempotency-key', issue: 'conflicting_values', expected: 'a new key for a new body' }]);
       ok(ctx, view(filed.record), filed.reused ? { idempotency_reused: true } : {}, filed.reused ? 200 : 201);
       if (!filed.reused) ctx.set('Location', `${path}/${filed.record.id}`);

@@ -44,11 +44,11 @@ export function writingJobRoutes(services: Services): Router {
 
   r.post('/v1/writing-jobs', async (ctx: Context) => {
     const key = requireScope(ctx, 'writing:generate');
+    const idemKey = idempotencyKeyOf(ctx);
     const req = parseStartJob(bodyOf(ctx));
     if ((req.include_ai_costs || req.force_failure) && !key.internal) {
       throw forbidden('include_ai_costs and force_failure are for internal tokens only', req.include_ai_costs ? 'include_ai_costs' : 'force_failure', 'internal_only');
     }
-    const idemKey = idempotencyKeyOf(ctx);
     const idem = idemKey && !req.dry_run ? rk.writingIdem(key.org, key.user, idemKey) : null;
 
     /** The job an Idempotency-Key already names: 200 with it, charging nothing. */

@@ -136,7 +136,7 @@ t('rate limits count across processes sharing the cluster', async () => {
 });
 
 t('background jobs (BullMQ) and feedback run on the cluster', async () => {
-  const { secret } = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
+  const { secret, org } = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
   const started = await h.call('POST', '/v1/exports', { secret, body: { resource: 'companies', max_rows: 40, states: 'TX,CA,NY,FL,OH' } });
   assert.is(started.status, 202, JSON.stringify(started.body));
   let status = '';
@@ -147,6 +147,12 @@ t('background jobs (BullMQ) and feedback run on the cluster', async () => {
   assert.is(status, 'completed');
   const file = await get(`/v1/exports/${started.body.data.id}/download`, secret);
   assert.is(file.status, 200);
+  // The list walks the organization's index (one slot), dropping an id whose record is gone.
+  const s = h.running.services;
+  await s.redis.zadd(s.rk.exportJobs(org), Date.now() + 1000, `exp_${'9'.repeat(32)}`);
+  const listed0 = await get('/v1/exports', secret);
+  assert.equal([listed0.body.data.map((j: { id: string }) => j.id), listed0.body.meta.total_count], [[started.body.data.id], 1]);
+  assert.equal(await s.redis.zrange(s.rk.exportJobs(org), '0', '-1'), [started.body.data.id]);
   const report = await h.call('POST', '/v1/reports', { secret, body: { endpoint: 'GET /v1/companies', message: 'on a cluster' } });
   assert.is(report.status, 201, JSON.stringify(report.body));
   const listed = await bintel('reports', 'list', '--json');

@@ -5,7 +5,8 @@
  * and Elasticsearch) fails after its retries and releases the whole reservation, another
  * organization gets 404, Idempotency-Key returns the same job, max_rows over the ceiling is a
  * 400 naming it, more queued exports than the per-organization limit is a 429, the list pages,
- * an unfinished download is 409, an expired one 410, a test key pays nothing.
+ * an unfinished download is 409, an expired one 410, a test key cannot start one (403), and a job
+ * is listed, shown and downloaded only for keys that could read its rows (scope, tier, side).
  *
  * Two server processes: `h` serves the API only (BINTEL_WORKER_IN_PROCESS=0) and `h2` also runs
  * the workers, reaching Elasticsearch through the cuttable proxy; status and download are asked
@@ -168,15 +169,110 @@ t('409 before completion, 410 once expired; cleanup removes expired files, never
   assertError(await h.call('GET', `/v1/exports/${id}/download`, { secret: adv }), 410, 'GONE', { field: 'id', issue: 'invalid_state' });
 });
 
-t('a test key reads the sandbox free', async () => {
+t('a test key cannot start an async export: 403 test_key_not_allowed before anything else, nothing charged', async () => {
   const before = await h.running.services.credits.balance(org);
-  const res = await post({ resource: 'companies', max_rows: 100, states: 'TX,CA,NY,FL' }, test);
-  assert.is(res.status, 202, JSON.stringify(res.body));
-  const job = await finished(res.body.data.id, test);
-  assert.is(job.status, 'completed');
-  assert.ok(job.rows_written > 0);
-  assert.is(job.credits_charged, 0);
+  assertError(await post({ resource: 'companies', max_rows: 100, states: 'TX,CA,NY,FL' }, test), 403, 'FORBIDDEN', { field: 'authorization', issue: 'test_key_not_allowed' });
+  assertError(await post({ nope: true }, test), 403, 'FORBIDDEN', { field: 'authorization', issue: 'test_key_not_allowed' });
   assert.is(await h.running.services.credits.balance(org), before);
+});
+
+t('a job is read only by keys that could read its rows (read:<resource>, tier, side): list, detail and download; anything else is 404 like an unknown id', async () => {
+  const o = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
+  const s = h.running.services;
+  const BASE = { max_rows: 20, states: 'TX,CA,NY,FL' };
+  const start = async (name: string, body: Record<string, unknown>, tier: string) => {
+    const res = await post({ ...BASE, ...body }, o.secret, { 'Idempotency-Key': `acl-${name}-${o.org}` });
+    assert.is(res.status, 202, `${name}: ${JSON.stringify(res.body)}`);
+    const job = await finished(res.body.data.id, o.secret);
+    assert.is(job.status, 'completed', name);
+    assert.equal([job.tier, job.sandbox], [tier, false], `${name}: the job carries its tier and side`);
+    return job.id as string;
+  };
+  // Oldest first: the list is newest first.
+  const jobs: Record<string, string> = {};
+  jobs.compBasic = await start('compBasic', { resource: 'companies', mode: 'basic' }, 'basic');
+  jobs.compFull = await start('compFull', { resource: 'companies', mode: 'full' }, 'advanced');
+  // Basic columns only, but chosen and ordered by an advanced one: a basic key could not have asked for it.
+  jobs.compAdvSort = await start('compAdvSort', { resource: 'companies', sort_by: 'participants' }, 'advanced');
+  jobs.persBasic = await start('persBasic', { resource: 'personnel', lead_type: 'company', states: undefined }, 'basic');
+  jobs.persFull = await start('persFull', { resource: 'personnel', lead_type: 'company', states: undefined, mode: 'full' }, 'advanced');
+  // A record from before jobs carried tier and side (the strictest reading: advanced, live), and a sandbox job.
+  const basicRecord = (await loadJob(s, o.org, jobs.compBasic))!;
+  const { tier: _t, sandbox: _s, ...legacy } = basicRecord as typeof basicRecord & { tier?: string; sandbox?: boolean };
+  jobs.legacy = `exp_${'1'.repeat(24)}${o.org.slice(4, 12)}`;
+  jobs.sandbox = `exp_${'2'.repeat(24)}${o.org.slice(4, 12)}`;
+  await saveJob(s, { ...legacy, id: jobs.legacy } as typeof basicRecord);
+  await s.redis.zadd(s.rk.exportJobs(o.org), Date.now() + 1, jobs.legacy);
+  await saveJob(s, { ...basicRecord, id: jobs.sandbox, sandbox: true } as typeof basicRecord);
+  await s.redis.zadd(s.rk.exportJobs(o.org), Date.now() + 2, jobs.sandbox);
+
+  const child = async (body: Record<string, unknown>) => {
+    const res = await h.call('POST', '/v1/api-keys', { secret: o.secret, body });
+    assert.is(res.status, 201, JSON.stringify(res.body));
+    return res.body.data.secret as string;
+  };
+  const keys: Record<string, { secret: string; sees: string[] }> = {
+    liveAdvancedRoot: { secret: o.secret, sees: ['compBasic', 'compFull', 'compAdvSort', 'persBasic', 'persFull', 'legacy'] },
+    advancedChildCompanies: { secret: await child({ scopes: ['read:companies'], field_tier: 'advanced' }), sees: ['compBasic', 'compFull', 'compAdvSort', 'legacy'] },
+    basicChildCompanies: { secret: await child({ scopes: ['read:companies'], field_tier: 'basic' }), sees: ['compBasic'] },
+    basicRoot: { secret: (await h.key({ org: o.org, field_tier: 'basic' })).secret, sees: ['compBasic', 'persBasic'] },
+    testKey: { secret: (await h.key({ org: o.org, key_type: 'test' })).secret, sees: ['sandbox'] },
+  };
+  const newestFirst = ['sandbox', 'legacy', 'persFull', 'persBasic', 'compAdvSort', 'compFull', 'compBasic'];
+  const files: Record<string, string> = {};
+  for (const name of Object.keys(jobs)) {
+    const dl = await h.call('GET', `/v1/exports/${jobs[name]}/download`, { secret: name === 'sandbox' ? keys.testKey.secret : o.secret });
+    assert.is(dl.status, 200, name);
+    files[name] = dl.body as string;
+  }
+  const errorOf = (res: { body: any }) => ({ code: res.body.error.code, message: res.body.error.message, details: res.body.error.details });
+  const unknownId = `exp_${'0'.repeat(32)}`;
+
+  for (const [who, { secret, sees }] of Object.entries(keys)) {
+    const expected = newestFirst.filter((n) => sees.includes(n)).map((n) => jobs[n]);
+    const all = await h.call('GET', '/v1/exports?page_size=100', { secret });
+    assert.is(all.status, 200, who);
+    assert.equal(all.body.data.map((j: { id: string }) => j.id), expected, `${who}: the list`);
+    assert.is(all.body.meta.total_count, expected.length, `${who}: total_count counts only what the key may read`);
+    const paged: string[] = [];
+    for (let page = 0; page <= expected.length / 2; page++) {
+      const res = await h.call('GET', `/v1/exports?page=${page}&page_size=2`, { secret });
+      assert.is(res.body.meta.has_more, (page + 1) * 2 < expected.length, `${who}: has_more on page ${page}`);
+      paged.push(...res.body.data.map((j: { id: string }) => j.id));
+    }
+    assert.equal(paged, expected, `${who}: pages of 2`);
+
+    const unknown = await h.call('GET', `/v1/exports/${unknownId}`, { secret });
+    const unknownDl = await h.call('GET', `/v1/exports/${unknownId}/download`, { secret });
+    for (const [name, id] of Object.entries(jobs)) {
+      const what = `${who} × ${name}`;
+      const detail = await h.call('GET', `/v1/exports/${id}`, { secret });
+      const dl = await h.call('GET', `/v1/exports/${id}/download`, { secret });
+      if (sees.includes(name)) {
+        assert.is(detail.status, 200, `${what}: detail`);
+        assert.is(detail.body.data.id, id, what);
+        assert.is(dl.status, 200, `${what}: download`);
+        assert.is(dl.body, files[name], `${what}: the file`);
+      } else {
+        assertError(detail, 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
+        assertError(dl, 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
+        assert.equal(errorOf(detail), errorOf(unknown), `${what}: detail answers as for an unknown id`);
+        assert.equal(errorOf(dl), errorOf(unknownDl), `${what}: download answers as for an unknown id`);
+      }
+    }
+  }
+
+  // An id whose record has expired is left out of the list and dropped from the index.
+  const phantom = `exp_${'9'.repeat(32)}`;
+  await s.redis.zadd(s.rk.exportJobs(o.org), Date.now() + 10, phantom);
+  const listed = await h.call('GET', '/v1/exports?page_size=100', { secret: o.secret });
+  assert.is(listed.body.meta.total_count, keys.liveAdvancedRoot.sees.length);
+  assert.not.ok((await s.redis.zrange(s.rk.exportJobs(o.org), '0', '-1')).includes(phantom));
+
+  // An Idempotency-Key of a job the key may not read never answers with that job.
+  const replay = await post({ ...BASE, resource: 'companies' }, keys.basicChildCompanies.secret, { 'Idempotency-Key': `acl-compFull-${o.org}` });
+  assertError(replay, 409, 'CONFLICT', { field: 'idempotency-key', issue: 'conflicting_values' });
+  assert.not.ok(JSON.stringify(replay.body).includes(jobs.compFull));
 });
 
 t('more queued exports than the per-organization limit is 429 (nothing charged); the list pages, newest first', async () => {
