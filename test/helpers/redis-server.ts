@@ -44,6 +44,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   // One connection kept for CLIENT PAUSE/UNPAUSE.
   let control: Redis | null = null;
   const start = async () => {
+    if (proc && proc.exitCode === null) return;
     proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
       const r = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });

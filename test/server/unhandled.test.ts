@@ -122,7 +122,6 @@ t.before(async () => {
 t.after(async () => {
   await stopServer();
   es?.release();
-  await redis?.start().catch(() => {});
   await h?.close().catch(() => {});
   await data?.cleanup();
   await es?.close();
