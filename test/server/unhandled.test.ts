@@ -83,32 +83,32 @@ async function startServer(env: Record<string, string>): Promise<ServerChild> {
   };
 }
 
-const get = async (path: string, auth?: string) => {
-  const res = await fetch(server!.url + path, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
+const get = async (s: ServerChild, path: string, auth?: string) => {
+  const res = await fetch(s.url + path, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
   return { status: res.status, body: (await res.json()) as any };
 };
 
 /** Starts a list call whose total is counted in the background, and holds that count at the proxy. */
-async function countInFlight(states: string): Promise<void> {
+async function countInFlight(s: ServerChild, states: string): Promise<void> {
   es.hold(/\/_count\b/);
   const before = es.held;
-  const res = await get(`/v1/companies?states=${states}&include_count=true&page_size=1`, secret);
+  const res = await get(s, `/v1/companies?states=${states}&include_count=true&page_size=1`, secret);
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.is(res.body.meta.count_pending, true, 'the total is counted in the background');
   assert.is(es.held, before + 1, 'the background count is in flight, held at the proxy');
 }
 
 /** After a fault: the count's failure handling has run to its end without ending the process. */
-async function assertStillServing(server: ServerChild): Promise<void> {
+async function assertStillServing(s: ServerChild): Promise<void> {
   // The last thing the count's failure handling does is try to clear its pending mark in Redis.
-  const outcome = await server.until((l) => l.msg === 'background count: its pending mark not cleared' || l.msg === 'unhandled rejection');
-  assert.ok('line' in outcome, `the server process ended (${JSON.stringify(outcome)}): ${server.stderr().slice(-2000)}`);
-  assert.is(server.proc.exitCode, null, 'the process is alive');
-  const unhandled = server.lines.filter((l) => l.msg === 'unhandled rejection');
+  const outcome = await s.until((l) => l.msg === 'background count: its pending mark not cleared' || l.msg === 'unhandled rejection');
+  assert.ok('line' in outcome, `the server process ended (${JSON.stringify(outcome)}): ${s.stderr().slice(-2000)}`);
+  assert.is(s.proc.exitCode, null, 'the process is alive');
+  const unhandled = s.lines.filter((l) => l.msg === 'unhandled rejection');
   assert.equal(unhandled, [], 'nothing was left unhandled');
-  const live = await get('/v1/health/live');
+  const live = await get(s, '/v1/health/live');
   assert.is(live.status, 200);
-  assert.is(live.body.data.pid, server.proc.pid);
+  assert.is(live.body.data.pid, s.proc.pid);
 }
 
 t.before(async () => {
@@ -147,7 +147,7 @@ async function stopServer(): Promise<void> {
 
 t('a background count in flight while Redis is paused: the process lives and answers', async () => {
   const s = await freshServer();
-  await countInFlight('TX,CA,NY,FL,OH,PA,IL');
+  await countInFlight(s, 'TX,CA,NY,FL,OH,PA,IL');
   await redis.pause(120_000);
   try {
     es.release();
@@ -159,7 +159,7 @@ t('a background count in flight while Redis is paused: the process lives and ans
 
 t('a background count in flight while Redis is killed: the process lives and answers', async () => {
   const s = await freshServer();
-  await countInFlight('TX,CA,NY,FL,OH,PA,IL,GA,NC,MI');
+  await countInFlight(s, 'TX,CA,NY,FL,OH,PA,IL,GA,NC,MI');
   await redis.kill();
   try {
     es.release();
