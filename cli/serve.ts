@@ -7,6 +7,7 @@ import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../core/config.ts';
 import { serve, startWorkers } from '../server/serve.ts';
 import { createServices } from '../server/context.ts';
+import { guardProcess } from '../server/process-guard.ts';
 import { toCredits, toMilli } from '../server/pricing.ts';
 import { ALL_SCOPES } from '../server/scopes.ts';
 import { setProfile } from '../server/writing/refs.ts';
@@ -43,7 +44,10 @@ export const print = (json: boolean | undefined, value: unknown, text: string) =
 /** Serves the API in the foreground until SIGINT/SIGTERM. */
 export async function serveForeground(port?: number, host?: string): Promise<void> {
   const config = loadConfig();
-  const running = await serve(config, { port, host: host ?? config.host });
+  const services = createServices(config);
+  // A rejection nobody handled is logged (error level, with its request id); it never ends the process.
+  guardProcess(services.log);
+  const running = await serve(config, { port, host: host ?? config.host, services });
   running.services.log.info({ url: running.url, namespace: config.namespace }, 'bintel API listening');
   process.stdout.write(`bintel API listening on ${running.url} (namespace ${config.namespace}); Ctrl-C stops it\n`);
   await untilStopped();
@@ -99,6 +103,7 @@ export async function workerForeground(concurrency?: number): Promise<void> {
   const base = loadConfig();
   const config = concurrency ? Object.freeze({ ...base, jobConcurrency: concurrency }) : base;
   const services = createServices(config);
+  guardProcess(services.log);
   await services.redis.connect();
   const cleanup = startWorkers(services);
   services.log.info({ namespace: config.namespace, concurrency: config.jobConcurrency }, 'bintel worker running');

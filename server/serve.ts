@@ -70,7 +70,7 @@ export const JOB_KINDS = [exportJobKind, writingJobKind] as const;
  */
 export function startWorkers(services: Services): NodeJS.Timeout {
   services.jobs.work(JOB_KINDS);
-  const cleanup = setInterval(() => void cleanupExports(services).catch(() => {}), 3_600_000);
+  const cleanup = setInterval(() => void cleanupExports(services).catch((err: Error) => services.log.warn({ err: err.message }, 'export cleanup failed; retried in an hour')), 3_600_000);
   cleanup.unref();
   return cleanup;
 }

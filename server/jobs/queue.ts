@@ -122,7 +122,8 @@ export class JobQueues {
 
   /** This process's workers take jobs again. */
   resume(): void {
-    for (const w of this.workers) w.resume();
+    // Not awaited by callers: a failure is logged here, never left unhandled.
+    for (const w of this.workers) w.resume().catch((err: Error) => this.services.log.warn({ err: err.message }, 'worker did not resume'));
   }
 
   /** Stops the workers (waiting for the jobs they run) and closes the queues. */

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
 import { NotFoundError, SERVICE_LABELS, ServiceUnavailableError } from '../../core/errors.ts';
 import { clusterClientError } from '../../core/adapters/redis.ts';
+import { inRequestScope } from '../process-guard.ts';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -51,7 +52,8 @@ export function envelope(log: Logger) {
     ctx.set(SECURITY_HEADERS);
     const started = performance.now();
     try {
-      await next();
+      // In the request's scope: a rejection left unhandled by its work is logged with its id (process-guard.ts).
+      await inRequestScope(requestId, next);
       if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body && ctx.response.get('Allow')) {
         // The router's automatic OPTIONS answer, in the envelope like everything else.
         ctx.body = { ok: true, data: { methods: ctx.response.get('Allow').split(/,\s*/) }, meta: { credits_charged: 0 } };

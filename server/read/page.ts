@@ -127,7 +127,9 @@ export async function exactTotal(services: Services, opts: { page: Page; body: S
       .then((c) => services.redis.set(key, String(c.count), 'EX', 3600))
       .catch((err: Error) => {
         services.log.warn({ err: err.message }, 'background count failed');
-        return services.redis.del(key);
+        // Clearing the mark lets the next call count again at once; left, it expires within 60 s.
+        // Redis may be what failed: this handler must not reject in turn (nobody awaits it).
+        return services.redis.del(key).catch((e: Error) => services.log.warn({ err: e.message }, 'background count: its pending mark not cleared'));
       });
   }
   return null;

@@ -1,7 +1,9 @@
 /**
  * A TCP proxy in front of a real service (Elasticsearch, Redis) that a test can cut: a real
  * network fault, not a mocked client. `cutAfter(n)` lets `n` more HTTP requests through, then
- * drops every connection and refuses new ones until `restore()`.
+ * drops every connection and refuses new ones until `restore()`. `hold(pattern)` keeps requests
+ * whose request line matches (and whatever follows on their connection) from the service until
+ * `release()`: a request that is surely in flight.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -15,8 +17,14 @@ export interface TcpProxy {
   cut(): void;
   /** Accepts connections again. */
   restore(): void;
+  /** Requests whose request line matches `pattern` wait here, with their connection, until `release()`. */
+  hold(pattern: RegExp): void;
+  /** Sends what was held and stops holding. */
+  release(): void;
   /** HTTP requests seen so far. */
   readonly requests: number;
+  /** Requests held so far. */
+  readonly held: number;
   close(): Promise<void>;
 }
 
@@ -27,6 +35,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let down = false;
   let budget = Infinity;
   let requests = 0;
+  let holding: RegExp | null = null;
+  let held = 0;
+  /** Flushes of the connections holding a request. */
+  const waiting = new Set<() => void>();
   const drop = () => {
     down = true;
     for (const s of sockets) s.destroy();
@@ -36,11 +48,22 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (down) return void client.destroy();
     const upstream = connect(target.port, target.host);
     sockets.add(client).add(upstream);
+    let queue: Buffer[] | null = null;
+    const flush = () => {
+      for (const c of queue ?? []) upstream.write(c);
+      queue = null;
+    };
     client.on('data', (chunk: Buffer) => {
       if (REQUEST_LINE.test(chunk.subarray(0, 8).toString('latin1'))) {
         requests++;
         if (budget-- <= 0) return drop();
+        if (!queue && holding?.test(chunk.subarray(0, chunk.indexOf('\r\n')).toString('latin1'))) {
+          held++;
+          queue = [];
+          waiting.add(flush);
+        }
       }
+      if (queue) return void queue.push(chunk);
       upstream.write(chunk);
     });
     upstream.pipe(client);
@@ -66,8 +89,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       down = false;
       budget = Infinity;
     },
+    hold(pattern) {
+      holding = pattern;
+    },
+    release() {
+      holding = null;
+      for (const f of waiting) f();
+      waiting.clear();
+    },
     get requests() {
       return requests;
+    },
+    get held() {
+      return held;
     },
     close: () =>
       new Promise<void>((resolve) => {
