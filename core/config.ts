@@ -96,6 +96,8 @@ export interface Config {
   readonly lookalikeCandidates: number;
   /** Largest JSON body of POST /v1/reports, in bytes (its optional `payload` included); more is 413. */
   readonly reportMaxBytes: number;
+  /** Open bug reports, and apart open review flags, one organization may have (more: 429 until an operator resolves some). */
+  readonly feedbackMaxOpen: number;
   /** Whether a server process also runs background jobs (false: only `bintel worker` processes do). */
   readonly workerInProcess: boolean;
   /** Jobs one process runs at once. */
@@ -268,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportMaxActive: positive('BINTEL_EXPORT_MAX_ACTIVE', 5),
     lookalikeCandidates: Math.min(10_000, positive('BINTEL_LOOKALIKE_CANDIDATES', 500)),
     reportMaxBytes: positive('BINTEL_REPORT_MAX_BYTES', 65_536),
+    feedbackMaxOpen: positive('BINTEL_FEEDBACK_MAX_OPEN', 1_000),
     workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
     jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),

@@ -84,6 +84,8 @@ export interface RedisKeys {
   feedback(org: string, kind: string, id: string): string;
   feedbackByUser(org: string, kind: string, user: string): string;
   feedbackIdem(org: string, kind: string, user: string, idemKey: string): string;
+  /** The ids of an organization's open records of a kind (a set in its slot: the cap counts it). */
+  feedbackOpen(org: string, kind: string): string;
   feedbackAll(kind: string): string;
   feedbackOrgs(kind: string): string;
   /** A user's personal-play temperature override. */
@@ -155,6 +157,7 @@ export function redisKeys(ns: string): RedisKeys {
     feedback: (o: string, k: string, id: string) => `${org(o)}:${k}:${id}`,
     feedbackByUser: (o: string, k: string, u: string) => `${org(o)}:${k}s:${Buffer.from(u).toString('base64url')}`,
     feedbackIdem: (o: string, k: string, u: string, key: string) => `${org(o)}:${k}-idem:${Buffer.from(u).toString('base64url')}:${key}`,
+    feedbackOpen: (o: string, k: string) => `${org(o)}:${k}-open`,
     feedbackAll: (k: string) => `${p}{feedback}:${k}s`,
     feedbackOrgs: (k: string) => `${p}{feedback}:${k}-orgs`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,

@@ -1,11 +1,12 @@
 /**
- * The Koa application: envelope → body parsing → public routes → auth → rate limit →
- * authenticated routes → 404 in the envelope.
+ * The Koa application: envelope → public routes → auth → rate limit → body parsing →
+ * authenticated routes → 404 in the envelope. The body is read only once the caller is known:
+ * without a valid key a request is 401 whatever its body (never parsed, so never 400 or 413).
  */
 import { writingJobRoutes } from './routes/writing-jobs.ts';
 import { writingResourceRoutes } from './routes/writing-resources.ts';
 import { usageRoutes } from './routes/usage.ts';
-import Koa, { type Context, type Middleware } from 'koa';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Services } from './context.ts';
 import { envelope } from './middleware/envelope.ts';
@@ -47,20 +48,22 @@ export interface AppOptions {
   access?: Middleware;
 }
 
+const parseJson = koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, parsedMethods: [...BODY_METHODS] as never, onError: (err) => { throw Object.assign(err, { status: (err as { status?: number }).status ?? 400 }); } });
+
+/** Reads a JSON body (after authentication): anything but JSON is 415, not read as a missing or malformed body. */
+async function readBody(ctx: Context, next: Next): Promise<void> {
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  if (hasBody && BODY_METHODS.has(ctx.method) && !ctx.is('json')) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the body as application/json (got ${ctx.get('content-type') || 'no Content-Type'})`, [{ field: 'content-type', issue: 'unsupported_media_type', expected: 'application/json' }]);
+  }
+  await parseJson(ctx, next);
+}
+
 export function createApp(services: Services, opts: AppOptions = {}): Koa {
   const extra = opts.routes ?? [];
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(envelope(services.log));
-  app.use(async (ctx, next) => {
-    // A body in anything but JSON is refused as such, not read as a missing or malformed one.
-    const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-    if (hasBody && BODY_METHODS.has(ctx.method) && !ctx.is('json')) {
-      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the body as application/json (got ${ctx.get('content-type') || 'no Content-Type'})`, [{ field: 'content-type', issue: 'unsupported_media_type', expected: 'application/json' }]);
-    }
-    await next();
-  });
-  app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '1mb', jsonStrict: true, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never, onError: (err) => { throw Object.assign(err, { status: (err as { status?: number }).status ?? 400 }); } }));
   for (const factory of PUBLIC) app.use(factory(services).routes());
   const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));
   const access: Middleware = opts.access ?? authenticate(services);
@@ -72,7 +75,7 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
     ctx.state.routeOwner = owner;
     // A path no route knows is a 404 whoever asks; known paths need a key.
     if (owner < 0) return next();
-    await access(ctx, next);
+    await access(ctx, () => readBody(ctx, next));
   });
   routers.forEach((router, i) => {
     const routes = router.routes() as unknown as Middleware;

@@ -54,7 +54,7 @@ const need = (ctx: ParamContext, name: string): EntityDef => {
 
 /** The parameters every allowlist shares, described once. */
 const COMMON: Record<string, Describe> = {
-  page: () => ({ description: 'Page number, from 0.', schema: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 } }),
+  page: () => ({ description: 'Page number, from 0. In relevance order (search without sort_by) a page asked for by number must start before row 10,000 (page × page_size < 10,000; BINTEL_PAGE_WINDOW): deeper is 400 out_of_range, and meta.next_cursor goes on.', schema: { type: 'integer', minimum: 0, maximum: PAGE_MAX, default: 0 } }),
   page_size: () => ({ description: `Rows per page. Above ${PAGE_SIZE_UNFILTERED} needs at least one business filter (FILTER_REQUIRED); test keys at most 100.`, schema: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT } }),
   sort_by: (ctx) => {
     const def = need(ctx, 'sort_by');

@@ -9,8 +9,8 @@
  *    itself), its percentiles over the whole index, read once per index and field and kept for a
  *    few minutes.
  * 2. One request counts the list's matches between consecutive rungs (a range aggregation; the
- *    total of the list comes with it), which tells the rung before which fewer than `offset`
- *    matches sort.
+ *    total of the list comes with it, and the matches without a sort value), which tells the rung
+ *    before which fewer than `offset` matches sort, or that the page lies past the last match.
  * 3. The page query adds "rank at or past that rung" to the filter and starts at the offset less
  *    the matches before it: a from/size of a few rows instead of thousands.
  *
@@ -59,6 +59,8 @@ export interface LadderStart {
   from: number;
   /** The list's total as the counting request tracked it (when it was asked to). */
   total?: number | { value: number; relation: string };
+  /** Every match of the list, counted exactly (ranked and without a sort value): a page from here on is empty. */
+  matches: number;
   /** The counting request (explain). */
   served: Record<string, unknown>;
 }
@@ -73,11 +75,13 @@ export async function ladderStart(services: Services, q: { index: string; body: 
   const rungs = await rungsOf(services, q.index, rank).catch(() => [] as number[]);
   if (rungs.length < 2) return null;
   const ranges = [{ to: rungs[0] }, ...rungs.slice(1).map((r, i) => ({ from: rungs[i], to: r })), { from: rungs[rungs.length - 1] }];
-  const served = { size: 0, query: q.body.query, track_total_hits: q.trackTotal, aggs: { l: { range: { field: rank.field, ranges, keyed: false } } } };
+  const served = { size: 0, query: q.body.query, track_total_hits: q.trackTotal, aggs: { l: { range: { field: rank.field, ranges, keyed: false } }, m: { missing: { field: rank.field } } } };
   const res = await services.esSearch.search(q.index, served);
   const counts = ((res.aggregations?.l as { buckets?: { doc_count: number }[] } | undefined)?.buckets ?? []).map((b) => b.doc_count);
-  if (counts.length !== ranges.length) return null;
+  const blank = (res.aggregations?.m as { doc_count?: number } | undefined)?.doc_count;
+  if (counts.length !== ranges.length || blank === undefined) return null;
   const ranked = counts.reduce((a, b) => a + b, 0);
+  const matches = ranked + blank;
   // Walk the buckets in the list's order to the one holding the offset.
   const order = rank.order === 'asc' ? counts.map((_, i) => i) : counts.map((_, i) => counts.length - 1 - i);
   let before = 0;
@@ -91,11 +95,11 @@ export async function ladderStart(services: Services, q: { index: string; body: 
   }
   const missing = { bool: { must_not: [{ exists: { field: rank.field } }] } };
   // Past every ranked match: the page is among the rows without a sort value (sorted last, by id).
-  if (bucket < 0) return { filter: missing, from: q.offset - ranked, total: res.hits.total, served };
+  if (bucket < 0) return { filter: missing, from: q.offset - ranked, total: res.hits.total, matches, served };
   if (before === 0) return null;
   const bound = rank.order === 'asc' ? { gte: ranges[bucket].from } : { lt: ranges[bucket].to };
   const range = { range: { [rank.field]: bound } };
   // The page runs past the ranked rows into those without a sort value (sorted last): keep them.
   const filter = q.offset + q.want > ranked ? { bool: { should: [range, missing], minimum_should_match: 1 } } : range;
-  return { filter, from: q.offset - before, total: res.hits.total, served };
+  return { filter, from: q.offset - before, total: res.hits.total, matches, served };
 }

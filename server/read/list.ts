@@ -18,8 +18,8 @@ import { crawlKey } from './crawl-key.ts';
 import type { Cursor } from './cursor.ts';
 import { callerContext, decorate, sourceFields } from './decorate.ts';
 import type { ListRequest } from './list-request.ts';
-import { exactTotal, fetchPage, fingerprint, remember, rememberedEnd } from './page.ts';
-import { buildListQuery, sortClause, type SearchBody } from './query.ts';
+import { checkDepth, exactTotal, fetchPage, fingerprint, remember, rememberedEnd } from './page.ts';
+import { buildListQuery, rankSort, sortClause, type SearchBody } from './query.ts';
 
 /** What an endpoint answers: the envelope's data and meta. */
 export interface ReadResult {
@@ -54,6 +54,8 @@ async function givenCursor(services: Services, req: ListRequest, opts: { fp: str
 export async function listRows(services: Services, auth: AuthState, req: ListRequest): Promise<ReadResult> {
   const { def } = req;
   const grant = authorizeList(auth.key, req);
+  // A page asked for by number must be reachable without a long walk (a dry run validates alike; a count has no page).
+  if (!req.countOnly && req.cursor === null) checkDepth({ page: req.page, pageSize: req.pageSize, counted: rankSort(def, req) !== undefined, window: services.config.pageWindow });
   const index = aliasName(auth.dataNamespace, def.name);
   const rowsWanted = !req.countOnly && !req.shape.dryRun;
   const context = rowContext(auth, req);

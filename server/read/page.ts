@@ -6,9 +6,16 @@
  * other pages inside Elasticsearch's result window use from/size, and deeper ones walk forward
  * with search_after over sort values only. Order is
  * `<sort_by> <sort_dir>, id asc`, so pages never overlap or leave gaps.
+ *
+ * The walk is bounded: no request makes Elasticsearch walk WALK_MAX rows or more to find where a
+ * page starts. A relevance order (search without sort_by) cannot be counted to, so its pages must
+ * start inside the from/size window (checkDepth, before any I/O); a sorted page that counting
+ * cannot place that deep is refused alike; a page past the last match is empty, known from the
+ * counting. Past the bound the way on is the cursor (one search_after query a page, any depth).
  */
 import { createHash } from 'node:crypto';
 import type { Services } from '../context.ts';
+import { invalid, type ApiError } from '../errors.ts';
 import type { Doc } from '../../mappings/types.ts';
 import { staleCursor, type Cursor } from './cursor.ts';
 import type { Hit } from './decorate.ts';
@@ -17,6 +24,25 @@ import type { SearchBody } from './query.ts';
 
 /** Elasticsearch's index.max_result_window: the most one search may return. */
 const MAX_RESULT_WINDOW = 10_000;
+/** The most rows a request may make Elasticsearch walk to find where a page starts (one search of the result window). */
+export const WALK_MAX = MAX_RESULT_WINDOW;
+
+/** 400 `page`/`out_of_range`: pages of this list must start before row `bound` (`order` says why); the cursor goes on. */
+export function tooDeep(q: { pageSize: number; bound: number; order: string }): ApiError {
+  const last = Math.ceil(q.bound / q.pageSize) - 1;
+  return invalid(
+    { field: 'page', issue: 'out_of_range', expected: `page × page_size below ${q.bound} ${q.order}: at most page ${last} at page_size ${q.pageSize}; past it, follow meta.next_cursor` },
+    `page: too deep to reach directly ${q.order}; follow meta.next_cursor from an earlier page`,
+  );
+}
+
+/**
+ * The bound on a page asked for by number (no cursor) in an order that cannot be counted to
+ * (relevance): it must start inside the from/size window, so finding it walks less than a window.
+ */
+export function checkDepth(q: { page: number; pageSize: number; counted: boolean; window: number }): void {
+  if (!q.counted && q.page * q.pageSize >= q.window) throw tooDeep({ pageSize: q.pageSize, bound: q.window, order: 'in relevance order (search without sort_by)' });
+}
 
 /**
  * Fingerprint of a filter combination (everything but the page) in the caller's context, for
@@ -99,7 +125,11 @@ export async function fetchPage(services: Services, q: PageQuery): Promise<Page>
   if (!res || moved) {
     // Counting finds the page's start at any depth; past the result window only when what is left to skip fits in it.
     start = await ladderStart(services, { index: q.index, body: q.body, offset, want, trackTotal });
+    // Past the last match (the counting says so): empty, without a search.
+    if (start && offset >= start.matches) return { hits: [], pageHits: [], hasMore: false, total: start.total, served, ladder: start.served };
     if (start && start.from + want > services.config.pageWindow) start = null;
+    // Neither known nor counted to: walked, but never from WALK_MAX rows or deeper.
+    if (deep && !start && offset >= WALK_MAX) throw tooDeep({ pageSize: q.pageSize, bound: WALK_MAX, order: 'where counting cannot place the page (a long run of rows sharing one sort value, or without one)' });
     const after = deep && !start ? await searchAfterFor(services, q.index, q.body, offset) : undefined;
     res = deep && !start && after === undefined && offset > 0 ? null : await search(after, start);
   }

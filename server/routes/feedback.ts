@@ -9,7 +9,8 @@
  * like every authenticated call. A record is read back by its author (the key's user in its
  * organization); operators list and resolve every record with `bintel reports|flags`. A repeat
  * with the same Idempotency-Key and body answers the first record (200, idempotency_reused);
- * the same key with another body is 409.
+ * the same key with another body is 409. An organization holds at most BINTEL_FEEDBACK_MAX_OPEN
+ * open reports and as many open flags; past it a new one is 429 until an operator resolves some.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -119,6 +120,12 @@ function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, pat
       const idemKey = idempotencyKeyOf(ctx);
       const fields = await parse(ctx, bodyOf(ctx));
       const filed = await services.feedback.file(kind, { org: key.org, user: key.user, keyId: key.id }, fields, idemKey);
+      if ('capped' in filed) {
+        const name = kind === 'report' ? 'reports' : 'review flags';
+        throw new ApiError('QUOTA_EXCEEDED', `The organization has ${filed.capped} open ${name}; more can be filed once an operator resolves some`, [
+          { field: kind === 'report' ? 'reports' : 'review-flags', issue: 'quota_exceeded', expected: `at most ${filed.capped} open ${name} per organization` },
+        ]);
+      }
       if ('conflict' in filed) throw new ApiError('CONFLICT', 'This Idempotency-Key was used with another body', [{ field: 'idempotency-key', issue: 'conflicting_values', expected: 'a new key for a new body' }]);
       ok(ctx, view(filed.record), filed.reused ? { idempotency_reused: true } : {}, filed.reused ? 200 : 201);
       if (!filed.reused) ctx.set('Location', `${path}/${filed.record.id}`);

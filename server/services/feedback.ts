@@ -7,6 +7,10 @@
  * index entry and its claim at once. The operator's index (every record, newest first, and which
  * organization holds each id) lives in its own `{feedback}` slot and is written right after;
  * an idempotent repeat writes it again, so a failure between the two heals on the retry.
+ *
+ * An organization holds at most `maxOpen` open records of each kind (BINTEL_FEEDBACK_MAX_OPEN):
+ * the ids of its open records are a set in its slot, counted and added to by the same script that
+ * files a record (so concurrent filings never pass the cap), and left by the resolve.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from '../../core/adapters/redis.ts';
@@ -44,9 +48,10 @@ export interface FeedbackRecord {
 const IDEM_TTL_S = 7 * 86_400;
 
 /**
- * Files a record once per Idempotency-Key: KEYS = claim, record, author index; ARGV = id, JSON,
- * score, body hash, claim TTL ('' claim = no key). Returns {id, body hash} of the record the key
- * already names, or {id, hash, 1} when this call filed it.
+ * Files a record once per Idempotency-Key, within the cap: KEYS = claim, record, author index,
+ * open set; ARGV = id, JSON, score, body hash, claim TTL ('' claim = no key), cap. Returns {id,
+ * body hash, 0} of the record the key already names (a repeat answers even at the cap), {id,
+ * hash, 1} when this call filed it, or {'', '', -1} when the organization's open records are at the cap.
  */
 const FILE_SCRIPT = `
 if ARGV[5] ~= '' then
@@ -55,30 +60,35 @@ if ARGV[5] ~= '' then
     local sep = string.find(earlier, '|', 1, true)
     return {string.sub(earlier, 1, sep - 1), string.sub(earlier, sep + 1), 0}
   end
-  redis.call('SET', KEYS[1], ARGV[1] .. '|' .. ARGV[4], 'EX', tonumber(ARGV[5]))
 end
+if redis.call('SCARD', KEYS[4]) >= tonumber(ARGV[6]) then return {'', '', -1} end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[1], ARGV[1] .. '|' .. ARGV[4], 'EX', tonumber(ARGV[5])) end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), ARGV[1])
+redis.call('SADD', KEYS[4], ARGV[1])
 return {ARGV[1], ARGV[4], 1}
 `;
 
-/** Compare-and-set of a record: KEYS = record; ARGV = the JSON read, the JSON to write. 1 when written. */
-const CAS_SCRIPT = `
+/** Resolves a record by compare-and-set: KEYS = record, open set; ARGV = the JSON read, the JSON to write, id. 1 when written. */
+const RESOLVE_SCRIPT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SREM', KEYS[2], ARGV[3])
 return 1
 `;
 
 /** The hash of a body for Idempotency-Key reuse: the same key with another body is a conflict. */
 export const bodyHash = (body: unknown): string => createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 22);
 
-/** What `file` did: the record, and whether an earlier call with the same key had filed it. */
-export type Filed = { record: FeedbackRecord; reused: boolean } | { conflict: true };
+/** What `file` did: the record, and whether an earlier call with the same key had filed it; or why nothing was filed. */
+export type Filed = { record: FeedbackRecord; reused: boolean } | { conflict: true } | { capped: number };
 
 export class FeedbackStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly rk: RedisKeys,
+    /** Open records of one kind an organization may hold (BINTEL_FEEDBACK_MAX_OPEN). */
+    private readonly maxOpen: number,
   ) {}
 
   /** Files a record (`fields` are the kind's own) for the calling key, once per Idempotency-Key. */
@@ -96,8 +106,9 @@ export class FeedbackStore {
       resolution_note: null,
     };
     const hash = bodyHash(fields);
-    const keys = [idemKey ? this.rk.feedbackIdem(who.org, kind, who.user, idemKey) : this.rk.feedbackIdem(who.org, kind, who.user, '-'), this.rk.feedback(who.org, kind, record.id), this.rk.feedbackByUser(who.org, kind, who.user)];
-    const [id, earlierHash, created] = (await this.redis.eval(FILE_SCRIPT, 3, ...keys, record.id, JSON.stringify(record), now.getTime(), hash, idemKey ? IDEM_TTL_S : '')) as [string, string, number];
+    const keys = [idemKey ? this.rk.feedbackIdem(who.org, kind, who.user, idemKey) : this.rk.feedbackIdem(who.org, kind, who.user, '-'), this.rk.feedback(who.org, kind, record.id), this.rk.feedbackByUser(who.org, kind, who.user), this.rk.feedbackOpen(who.org, kind)];
+    const [id, earlierHash, created] = (await this.redis.eval(FILE_SCRIPT, 4, ...keys, record.id, JSON.stringify(record), now.getTime(), hash, idemKey ? IDEM_TTL_S : '', this.maxOpen)) as [string, string, number];
+    if (created < 0) return { capped: this.maxOpen };
     if (!created && earlierHash !== hash) return { conflict: true };
     const saved = created ? record : await this.get(kind, who.org, id);
     if (!saved) return { conflict: true };
@@ -162,7 +173,7 @@ export class FeedbackStore {
       const rec = JSON.parse(raw) as FeedbackRecord;
       if (rec.status === 'resolved') return 'resolved';
       const next: FeedbackRecord = { ...rec, status: 'resolved', resolved_at: new Date().toISOString(), resolved_by: by, resolution_note: note };
-      if ((await this.redis.eval(CAS_SCRIPT, 1, key, raw, JSON.stringify(next))) === 1) return next;
+      if ((await this.redis.eval(RESOLVE_SCRIPT, 2, key, this.rk.feedbackOpen(org, kind), raw, JSON.stringify(next), id)) === 1) return next;
     }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Bug reports and review flags: round trips, the /v1/data-flags alias and the body aliases
  * (field_key, reason), organization and user isolation, test keys refused, idempotent repeats,
- * the payload limit (413), and the operator's CLI (`bintel reports|flags list|show|resolve`)
+ * the payload limit (413), the cap on open records per organization (429, exact under concurrent
+ * calls), and the operator's CLI (`bintel reports|flags list|show|resolve`)
  * whose resolution the author then reads. Real server, Redis, Elasticsearch and CLI processes.
  */
 import { suite } from 'uvu';
@@ -11,6 +12,8 @@ import { aliasName } from '../../core/names.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('feedback');
+/** Open reports (and, apart, open flags) one organization may have in this suite. */
+const CAP = 25;
 const ROOT = new URL('../..', import.meta.url).pathname;
 let h: Harness;
 let data: DataFiles | undefined;
@@ -33,7 +36,7 @@ function bintel(...args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 t.before(async () => {
-  h = await startHarness({ BINTEL_REPORT_MAX_BYTES: '2048' });
+  h = await startHarness({ BINTEL_REPORT_MAX_BYTES: '2048', BINTEL_FEEDBACK_MAX_OPEN: String(CAP) });
   data = await loadGenerated(h, { companies: 40, personnel: 40, brokerOffices: 10, brokers: 4, seed: 31 });
   const o = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000 });
   org = o.org;
@@ -125,6 +128,52 @@ t('isolation: another organization and another user of the same organization see
     assert.is(list.status, 200);
     assert.ok(!list.body.data.some((x: { id: string }) => x.id === id));
   }
+});
+
+t('cap (property under concurrency): of cap+N concurrent filings exactly cap succeed, per kind and organization; 429 names the cap; a repeat still answers; a resolve frees a place', async () => {
+  const o = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000 });
+  const mate = (await h.key({ org: o.org, user: 'u2' })).secret;
+  const flag = (i: number) => ({ entity_type: 'companies', entity_id: companyId, field: 'city', issue: `flag ${i}` });
+  // One filed first with an Idempotency-Key: it counts, and its repeat at the cap still answers it.
+  const headers = { 'Idempotency-Key': `cap-${Date.now()}` };
+  const keyed = await h.call('POST', '/v1/reports', { secret: o.secret, body: { ...report, message: 'keyed' }, headers });
+  assert.is(keyed.status, 201);
+  // Two users of the organization at once, reports and flags interleaved: the cap is the organization's, per kind.
+  const calls = [
+    ...Array.from({ length: CAP + 11 }, (_, i) => ['/v1/reports', { ...report, message: `r${i}` }, i % 2 ? o.secret : mate] as const),
+    ...Array.from({ length: CAP + 6 }, (_, i) => [i % 3 ? '/v1/review-flags' : '/v1/data-flags', flag(i), i % 2 ? mate : o.secret] as const),
+  ];
+  const results = await Promise.all(calls.map(([path, body, who]) => h.call('POST', path, { secret: who, body })));
+  const reports = results.filter((_, i) => calls[i][0] === '/v1/reports');
+  const flags = results.filter((_, i) => calls[i][0] !== '/v1/reports');
+  assert.is(reports.filter((r) => r.status === 201).length, CAP - 1, 'reports filed: the cap, the keyed one included');
+  assert.is(flags.filter((r) => r.status === 201).length, CAP, 'flags filed: the cap');
+  for (const [rejected, field, what] of [[reports, 'reports', 'open reports'], [flags, 'review-flags', 'open review flags']] as const) {
+    for (const r of rejected.filter((x) => x.status !== 201)) {
+      assertError(r, 429, 'QUOTA_EXCEEDED', { field, issue: 'quota_exceeded' });
+      const detail = r.body.error.details[0];
+      assert.is(detail.expected, `at most ${CAP} ${what} per organization`);
+    }
+  }
+  // What is stored agrees: the two users' lists hold exactly the cap.
+  const stored = async (path: string) => {
+    let n = 0;
+    for (const who of [o.secret, mate]) n += (await h.call('GET', `${path}?page_size=100&status=open`, { secret: who })).body.meta.total_count;
+    return n;
+  };
+  assert.is(await stored('/v1/reports'), CAP);
+  assert.is(await stored('/v1/review-flags'), CAP);
+  // At the cap: a repeat answers the record it filed; a new one is 429; another organization is not held back.
+  const again = await h.call('POST', '/v1/reports', { secret: o.secret, body: { ...report, message: 'keyed' }, headers });
+  assert.is(again.status, 200);
+  assert.is(again.body.data.id, keyed.body.data.id);
+  assertError(await h.call('POST', '/v1/reports', { secret: mate, body: report }), 429, 'QUOTA_EXCEEDED', { field: 'reports' });
+  assert.is((await h.call('POST', '/v1/reports', { secret: other, body: report })).status, 201);
+  // A resolved record no longer counts: one place, taken once.
+  const resolved = await h.running.services.feedback.resolve('report', keyed.body.data.id, 'ops', 'fixed');
+  assert.is(typeof resolved, 'object');
+  const freed = await Promise.all([0, 1, 2].map((i) => h.call('POST', '/v1/reports', { secret: mate, body: { ...report, message: `after ${i}` } })));
+  assert.equal(freed.map((r) => r.status).sort(), [201, 429, 429]);
 });
 
 t('CLI: the operator lists, shows and resolves; the author reads the resolution; a second resolve fails', async () => {

@@ -10,12 +10,36 @@ import { ENTITIES, entity } from '../../mappings/index.ts';
 import type { ErrorDetail } from '../../server/errors.ts';
 import { parseListRequest } from '../../server/read/list-request.ts';
 import { checkFieldNames } from '../../server/read/projection.ts';
-import { fingerprint } from '../../server/read/page.ts';
+import { ApiError } from '../../server/errors.ts';
+import { checkDepth, fingerprint } from '../../server/read/page.ts';
 import { FORMATS, MODES, PAGE_MAX, PAGE_SIZE_MAX, integerParam, pageParams, readShape, readSide, type RawQuery } from '../../server/read/request.ts';
 
 const t = suite('request');
 const companies = entity('companies');
 const personnel = entity('personnel');
+
+t('checkDepth (property): a page of an order that cannot be counted to must start inside the window; the 400 names page, the bound, the last page and the cursor', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: PAGE_MAX }), fc.integer({ min: 1, max: PAGE_SIZE_MAX }), fc.integer({ min: 1, max: 10_000 }), fc.boolean(), (page, pageSize, window, counted) => {
+      let err: unknown = null;
+      try {
+        checkDepth({ page, pageSize, counted, window });
+      } catch (e) {
+        err = e;
+      }
+      assert.is(err !== null, !counted && page * pageSize >= window);
+      if (!(err instanceof ApiError)) return;
+      assert.is(err.status, 400);
+      const [detail] = err.details;
+      assert.equal([detail.field, detail.issue], ['page', 'out_of_range']);
+      const last = Number(/at most page (\d+) /.exec(String(detail.expected))?.[1]);
+      // The last page named is the deepest that passes.
+      assert.ok(last * pageSize < window && (last + 1) * pageSize >= window, String(detail.expected));
+      assert.match(String(detail.expected), `below ${window} `);
+      assert.match(String(detail.expected), 'next_cursor');
+    }),
+  );
+});
 
 t('integerParam (property): digits within range are the number; outside out_of_range; anything else invalid_integer', () => {
   const range = { min: 1, max: 500, fallback: 25 };
