@@ -31,7 +31,15 @@ export interface RowsWritten {
 export async function writeRows(res: ServerResponse, head: string, batches: AsyncIterable<readonly string[]>): Promise<RowsWritten> {
   // Destroyed already (the client went during the count): nothing written, no write to wait for.
   if (gone(res)) return { rows: 0, complete: false };
-  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  // The connection's close as well as the response's: a response still queued behind another on
+  // the same connection (pipelining) is never closed itself when the connection goes.
+  const socket = res.req.socket;
+  let onClose = (): void => {};
+  const closed = new Promise<void>((resolve) => {
+    onClose = resolve;
+    res.once('close', onClose);
+    socket.once('close', onClose);
+  });
   let rows = 0;
   let queued = 0;
   let error: unknown;
@@ -57,8 +65,10 @@ export async function writeRows(res: ServerResponse, head: string, batches: Asyn
   else res.end();
   // Every write's callback has come by the time the response closes (after its end, or when the connection is gone).
   await closed;
+  res.off('close', onClose);
+  socket.off('close', onClose);
   return { rows, complete: !error && res.writableFinished, ...(error ? { error } : {}) };
 }
 
 /** The connection cannot take more: destroyed, or its socket ended (the client closed its side). */
-const gone = (res: ServerResponse): boolean => res.destroyed || res.socket?.writable === false;
+const gone = (res: ServerResponse): boolean => res.destroyed || res.req.socket.destroyed || res.socket?.writable === false;
