@@ -82,7 +82,7 @@ function resourceOperations(def: EntityDef): Operation[] {
     { method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).', access: read, parameters: queryParameters({ names: listParams(def), def }), success: { data: array(row), meta: ref('ListMeta') }, errors: [400, 402] },
     { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: row }, errors: PRICED },
     {
-      method: 'get', path: `/v1/${def.name}/export.csv`, tag: def.name, summary: `Export ${def.name} as CSV`, description: `The rows of a list call as CSV (up to ${EXPORT_SYNC_MAX}), charged before the first byte; headers X-Export-Rows, X-Total-Count, X-Credits-Charged.`, access: read,
+      method: 'get', path: `/v1/${def.name}/export.csv`, tag: def.name, summary: `Export ${def.name} as CSV`, description: `The rows of a list call as CSV (up to ${EXPORT_SYNC_MAX}); the price is held before the first byte (402 there) and settled to the rows the connection took; headers X-Export-Rows, X-Total-Count, X-Credits-Charged.`, access: read,
       parameters: queryParameters({ names: exportParams(def), def, overrides: { page_size: { description: `Rows in the file (alias limit); default as many as the key may take.`, schema: { type: 'integer', minimum: 1, maximum: EXPORT_SYNC_MAX } } } }),
       success: { media: 'text/csv' }, errors: [400, 402],
     },

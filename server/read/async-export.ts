@@ -223,7 +223,6 @@ export const exportJobKind: JobKind<ExportPayload> = {
         body: p.body,
         rows: p.rows,
         charge: p.charge,
-        refundUndelivered: false,
         onRows: async (sent) => {
           written = sent;
           job.rows_written = sent;

@@ -93,12 +93,17 @@ export function budgetExhausted(key: { budget?: { total_milli: number | null; da
   return new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits, over this key's budget (${limits})`, [{ field: 'credits', issue: 'key_budget_exhausted', expected: limits }]);
 }
 
-/** Gives back `rows` rows of a charge (charged, not delivered) at the same price, in one Redis script. */
-export async function refundRows(services: Services, c: Omit<ChargeRequest, 'crawl' | 'delivery'> & { charge: Charge }): Promise<void> {
-  if (!c.charge.milli || !c.charge.day || c.rows <= 0) return;
+/**
+ * Gives back `rows` rows of a charge (charged, not delivered) at the same price, in one Redis
+ * script: pool, the key's usage and budget spend of the charge's day, and its daily rows.
+ * Returns the milli-credits given back.
+ */
+export async function refundRows(services: Services, c: Omit<ChargeRequest, 'crawl' | 'delivery'> & { charge: Charge }): Promise<number> {
+  if (!c.charge.milli || !c.charge.day || c.rows <= 0) return 0;
   const price = priceOf(c);
   const milli = Math.min(c.charge.milli, c.rows * (price.base + price.signals));
   await services.credits.refund({ org: c.auth.key.org, keyId: c.auth.key.id, milli, rows: c.rows, day: c.charge.day });
+  return milli;
 }
 
 /** The meta of a dry run: what the same call would charge for `rows` rows (test keys: nothing), charging nothing. */

@@ -2,9 +2,9 @@
  * GET /v1/{resource}/export.csv: the rows of a list call as CSV, up to EXPORT_SYNC_MAX rows,
  * composed from the list pipeline (parse, authorize, caller context, query builder, decorate,
  * price + debit) with what is its own: the row count chosen by `page_size` (or `limit`), the
- * exact count charged before the first byte, and a point-in-time walk streamed as CSV with flat
- * memory. Rows charged but not sent (the data shrank since the count, or the stream broke) are
- * refunded when the walk ends.
+ * exact count held before the first byte, and a point-in-time walk as CSV lines with flat
+ * memory. The walk moves no money: its callers settle (server/routes/export.ts keeps the rows
+ * the connection took, the async export the rows written to its file).
  */
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
@@ -15,7 +15,7 @@ import type { KeyRecord } from '../services/keys.ts';
 import { authorizeList, type Grant } from './authorize.ts';
 import { indexFor } from './fetch.ts';
 import { buildListQuery } from './query.ts';
-import { refundRows, type Charge } from './charge.ts';
+import type { Charge } from './charge.ts';
 import { callerContext, decorate, sourceFields, type Hit } from './decorate.ts';
 import { PAGE_SIZE_TEST_KEYS, listParams, parseListRequest, type ListRequest } from './list-request.ts';
 import { flatColumns } from './projection.ts';
@@ -107,28 +107,27 @@ export interface ExportWalk {
   grant: Grant;
   index: string;
   body: SearchBody;
-  /** Rows charged (the exact count before the walk). */
+  /** Rows charged (the exact count before the walk): the walk stops there. */
   rows: number;
   charge: Charge;
   /** Called after each batch with the rows handed over so far (async exports report progress with it). */
   onRows?: (sent: number) => void | Promise<void>;
-  /** Refund the rows not handed over when the walk ends (default). An async export settles its reservation itself, once. */
-  refundUndelivered?: boolean;
 }
 
+/** The first line of an export's file: a UTF-8 byte order mark (so spreadsheets read accents right) and the header. */
+export const csvHead = (grant: Grant): string => `\ufeff${csvLine(flatColumns(grant.projection))}`;
+
 /**
- * The CSV text of an export, a batch of lines at a time: a UTF-8 byte order mark (so spreadsheets
- * read accents right), the header, then the rows walked with a point in time and search_after.
- * When it ends (finished, failed, or the client went away) the rows not handed over are refunded.
+ * The rows of an export as CSV lines, a batch (one search) at a time, walked with a point in time
+ * and search_after; the point in time is closed when the walk ends, finished or abandoned.
  */
-export async function* exportCsv(services: Services, auth: AuthState, w: ExportWalk): AsyncGenerator<string> {
+export async function* exportLines(services: Services, auth: AuthState, w: ExportWalk): AsyncGenerator<string[]> {
   const { def } = w.req;
   const columns = flatColumns(w.grant.projection);
   const shape = { def, projection: w.grant.projection, format: 'flat' as const };
   let sent = 0;
   let pit: string | undefined;
   try {
-    yield `\ufeff${csvLine(columns)}`;
     if (!w.rows) return;
     let pitId = (await services.es.openPointInTime({ index: w.index, keep_alive: '1m' })).id;
     pit = pitId;
@@ -158,16 +157,17 @@ export async function* exportCsv(services: Services, auth: AuthState, w: ExportW
       const fetched = sent + hits.length;
       next = fetched < w.rows && hits.length === Math.min(WALK_BATCH, w.rows - sent) ? batch(fetched, hits[hits.length - 1].sort) : undefined;
       const rows = await decorate(services, auth, shape, hits);
-      yield rows.map((r) => csvLine(columns.map((c) => String(r[c] ?? '')))).join('');
+      yield rows.map((r) => csvLine(columns.map((c) => String(r[c] ?? ''))));
       sent = fetched;
       await w.onRows?.(sent);
     }
   } finally {
     if (pit) await services.es.closePointInTime({ id: pit }).catch(() => {});
-    if (sent < w.rows && w.refundUndelivered !== false) {
-      await refundRows(services, { auth, def, tier: w.grant.projection.tier, rows: w.rows - sent, signals: w.req.signals, charge: w.charge }).catch((err: Error) =>
-        services.log.error({ err: err.message, org: auth.key.org, rows: w.rows - sent }, 'export refund failed'),
-      );
-    }
   }
+}
+
+/** The CSV text of an export: the head, then the lines of each batch of the walk joined (a file's writer takes them as they come). */
+export async function* exportCsv(services: Services, auth: AuthState, w: ExportWalk): AsyncGenerator<string> {
+  yield csvHead(w.grant);
+  for await (const lines of exportLines(services, auth, w)) yield lines.join('');
 }

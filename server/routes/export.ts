@@ -1,17 +1,18 @@
 /**
  * GET /v1/{resource}/export.csv for the four resources (scope read:<resource>): parse →
- * authorize → caller context → build → exact count → debit (before the first byte) → a CSV
- * stream of the walk (server/read/export.ts). Mounted before the read routes, so the path is
- * never taken for a record id.
+ * authorize → caller context → build → exact count → reserve the rows (before the first byte:
+ * a 402 or 429 is still the JSON envelope) → the CSV sent and the reservation settled to the rows
+ * the connection took (server/read/export-send.ts).
+ * Mounted before the read routes, so the path is never taken for a record id.
  */
 import Router from '@koa/router';
-import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
 import { authOf, requireScope } from '../middleware/auth.ts';
 import { ENTITIES } from '../../mappings/index.ts';
-import { chargeRows } from '../read/charge.ts';
-import { exportCsv, exportParams, parseExportRequest, planExport, sizedExport } from '../read/export.ts';
+import { chargeRows, type Charge } from '../read/charge.ts';
+import { exportParams, parseExportRequest, planExport, sizedExport } from '../read/export.ts';
+import { sendExport } from '../read/export-send.ts';
 import { repeatableParams } from '../read/filters.ts';
 import { readQuery } from '../read/request.ts';
 
@@ -24,18 +25,22 @@ export function exportRoutes(services: Services): Router {
       requireScope(ctx, `read:${def.name}`);
       const auth = authOf(ctx);
       const req = sizedExport(parseExportRequest(def, readQuery(ctx, allowed, repeatable)), auth.key);
-      // The exact number of rows the file will hold is what is charged, before the first byte.
+      // The exact number of rows the file will hold is held before the first byte (402 when the
+      // pool or the key's budget cannot pay). A client gone during the count holds nothing.
       const { grant, index, body, count, rows } = await planExport(services, auth, req);
-      const charge = await chargeRows(services, { auth, def, tier: grant.projection.tier, rows, signals: req.signals });
+      const tier = grant.projection.tier;
+      const charge: Charge = ctx.writable ? await chargeRows(services, { auth, def, tier, rows, signals: req.signals }) : { milli: 0, credits: 0, cacheHit: false };
       ctx.status = 200;
       ctx.set('Content-Type', 'text/csv; charset=utf-8');
       ctx.set('Content-Disposition', `attachment; filename="${def.name}-${new Date().toISOString().slice(0, 10)}.csv"`);
       ctx.set('X-Export-Rows', String(rows));
       ctx.set('X-Total-Count', String(count));
       ctx.set('X-Credits-Charged', String(charge.credits));
-      ctx.set('X-Response-Tier', grant.projection.tier);
+      ctx.set('X-Response-Tier', tier);
       if (ctx.method === 'HEAD') return;
-      ctx.body = Readable.from(exportCsv(services, auth, { req, grant, index, body, rows, charge }));
+      // Written by sendExport, not piped by Koa: only it knows which rows the socket took.
+      ctx.respond = false;
+      await sendExport(services, auth, ctx.res, { req, grant, index, body, rows, charge, requestId: ctx.state.requestId });
     });
   }
   return r;

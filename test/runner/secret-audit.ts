@@ -19,11 +19,16 @@ export function auditDir(env: NodeJS.ProcessEnv = process.env): string | undefin
 }
 export const AUDIT_ENV = ENV;
 
+/** This process's audit log file as a pino destination, or undefined when no audit runs. */
+export function auditStream(): pino.DestinationStream | undefined {
+  const dir = auditDir();
+  return dir ? pino.destination({ dest: join(dir, `${process.pid}.log`), sync: true, mkdir: true }) : undefined;
+}
+
 /** A logger writing to this process's audit log, or undefined when no audit runs. */
 export function auditLogger(): Logger | undefined {
-  const dir = auditDir();
-  if (!dir) return undefined;
-  return createLogger('debug', pino.destination({ dest: join(dir, `${process.pid}.log`), sync: true, mkdir: true }));
+  const audit = auditStream();
+  return audit ? createLogger('debug', audit) : undefined;
 }
 
 /** Shortest string recorded: shorter ones (test placeholders like "x") would match by chance. */

@@ -3,7 +3,14 @@
  * the same filters and sort (ids, order, values), the charge is rows × price and the balance moves
  * by exactly that, the 2,000-row limit and dry_run are 400s naming the parameter, cells that a
  * spreadsheet would run as formulas are escaped, and a refund gives back exactly what it says.
+ * A client pays only for rows written to its connection: gone before the first byte, nothing;
+ * gone mid-file, at most the rows the socket took (and at least those it received); a full
+ * download moves the pool by exactly what the export said it charged.
  */
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
@@ -11,7 +18,7 @@ import { parseString } from 'fast-csv';
 import { entity } from '../../mappings/index.ts';
 import { rowPrice } from '../../server/pricing.ts';
 import { csvCell, csvLine } from '../../server/read/export.ts';
-import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness, type LogLine } from './harness.ts';
 
 const t = suite('export');
 let h: Harness;
@@ -66,8 +73,23 @@ const withoutTime = (r: Row): Row => {
   return rest;
 };
 
+/** Lines the server logged, and the tests waiting for one. */
+const logLines: LogLine[] = [];
+const waiting = new Set<{ match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }>();
+function onLog(line: LogLine): void {
+  logLines.push(line);
+  for (const w of waiting) if (w.match(line)) (waiting.delete(w), w.resolve(line));
+}
+/** The first line the server logs (or logged) that matches: how a test knows the server finished a request. */
+function logged(match: (l: LogLine) => boolean): Promise<LogLine> {
+  const seen = logLines.find(match);
+  return seen ? Promise.resolve(seen) : new Promise((resolve) => waiting.add({ match, resolve }));
+}
+/** The server's access log line of a request: written once the request is handled to the end. */
+const handled = (requestId: string) => logged((l) => l.msg === 'request' && l.requestId === requestId);
+
 t.before(async () => {
-  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0' });
+  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0' }, { onLog });
   data = await loadGenerated(h, { companies: 2600, personnel: 1200, brokerOffices: 150, brokers: 30, seed: 13 });
   sandbox = await loadGenerated(h, { companies: 300, personnel: 0, brokerOffices: 40, brokers: 10, seed: 14, sandbox: true });
   const o = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
@@ -167,6 +189,159 @@ t('a refund gives back exactly the rows not delivered: pool, usage and daily row
   assert.is((await services.credits.usage(o, key.id)).rows, 6);
   assert.is((await services.credits.usage(o, key.id)).credits_milli, 1500);
   assert.is(await services.credits.dailyRows(o, key.id, day), 6);
+});
+
+/** A 2,000-row export of advanced companies (about a megabyte: more than the sockets buffer between client and server). */
+const BIG = '/v1/companies/export.csv?eb[ein]=true&mode=full&sort_by=company_name&limit=2000';
+const ADVANCED_COMPANY = rowPrice(entity('companies'), 'advanced').base;
+const today = () => new Date().toISOString().slice(0, 10);
+const newRequestId = () => `req_export_${randomUUID().replace(/-/g, '')}`;
+
+/** What an organization and one key of it have paid: pool, key usage, spend of the day and daily rows. */
+async function account(o: string, keyId: string) {
+  const { credits } = h.running.services;
+  const usage = await credits.usage(o, keyId);
+  return { balance: await credits.balance(o), credits_milli: usage.credits_milli, rows: usage.rows, spent_today: await credits.spentOn(o, keyId, today()), daily_rows: await credits.dailyRows(o, keyId, today()) };
+}
+
+/** A child key of the organization (advanced, read:companies) with a total budget in credits. */
+async function childKey(rootSecret: string, total: number): Promise<{ id: string; secret: string }> {
+  const res = await h.call('POST', '/v1/api-keys', { secret: rootSecret, body: { scopes: ['read:companies'], field_tier: 'advanced', budget: { total } } });
+  assert.is(res.status, 201, JSON.stringify(res.body));
+  return { id: res.body.data.id, secret: res.body.data.secret };
+}
+
+/** Sends a GET on a raw connection and destroys it as soon as the request is on the wire: the server answers nobody. */
+async function requestAndLeave(path: string, secret: string, requestId: string): Promise<void> {
+  const url = new URL(h.url);
+  const socket = connect(Number(url.port), url.hostname);
+  await once(socket, 'connect');
+  const head = `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${secret}\r\nX-Request-Id: ${requestId}\r\n\r\n`;
+  await new Promise<void>((resolve, reject) => socket.write(head, (err) => (err ? reject(err) : resolve())));
+  socket.destroy();
+}
+
+/** A GET whose client reads at least `bytes` of the body, then destroys the connection (or reads to the end if the body is shorter). */
+function readAndLeave(path: string, secret: string, requestId: string, bytes: number): Promise<{ status: number; headers: Record<string, unknown>; text: string; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(h.url + path, { agent: false, headers: { authorization: `Bearer ${secret}`, 'x-request-id': requestId } }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = (complete: boolean) => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), complete });
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= bytes) (req.destroy(), done(false));
+      });
+      res.on('end', () => done(true));
+    });
+    // After destroy() the request errors; that is the point of it.
+    req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+    req.end();
+  });
+}
+
+/** Complete CSV records at the start of a file's text (a line end inside quotes is cell content). */
+function completeRecords(text: string): number {
+  let quoted = false;
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '"') quoted = !quoted;
+    else if (!quoted && text[i] === '\n' && text[i - 1] === '\r') n++;
+  }
+  return n;
+}
+
+t('a client gone before the first byte pays nothing: pool, key usage, budget spend and daily rows unchanged', async () => {
+  const { org: o, secret } = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
+  const child = await childKey(secret, 10_000);
+  const before = await account(o, child.id);
+  const requestId = newRequestId();
+  const done = handled(requestId);
+  await requestAndLeave(BIG, child.secret, requestId);
+  await done;
+  assert.equal(await account(o, child.id), before);
+  // The same export read to the end is charged in full: the one above was paid for by nobody only because nobody got it.
+  const full = await h.call('GET', BIG, { secret: child.secret });
+  assert.is(full.status, 200);
+  assert.is(full.headers.get('x-export-rows'), '2000');
+  assert.is((await account(o, child.id)).rows - before.rows, 2000);
+});
+
+/**
+ * One export read in part: the client reads at least 4 KB and destroys the connection. Checks,
+ * once the server has handled the request, received ≤ charged ≤ written to the socket, and that
+ * pool, key usage, the key's spend of the day (its budget) and its daily rows all moved by the
+ * charge. Returns the rows the server wrote and the file's rows.
+ */
+async function partRead(o: string, child: { id: string; secret: string }): Promise<{ written: number; total: number }> {
+  const before = await account(o, child.id);
+  const requestId = newRequestId();
+  const done = handled(requestId);
+  const got = await readAndLeave(BIG, child.secret, requestId, 4096);
+  assert.is(got.status, 200);
+  assert.not.ok(got.complete, 'the client went before the end of the file');
+  const total = Number(got.headers['x-export-rows']);
+  assert.is(total, 2000);
+  await done;
+  const after = await account(o, child.id);
+  const charged = after.rows - before.rows;
+  const received = Math.max(0, completeRecords(got.text) - 1);
+  assert.ok(received <= charged, `received ${received} rows, charged for ${charged}`);
+  assert.is(before.balance - after.balance, charged * ADVANCED_COMPANY);
+  assert.is(after.credits_milli - before.credits_milli, charged * ADVANCED_COMPANY);
+  assert.is(after.spent_today - before.spent_today, charged * ADVANCED_COMPANY);
+  assert.is(after.daily_rows - before.daily_rows, charged);
+  // The server's own account of the export, logged before the request's access line.
+  const ended = logLines.find((l) => l.msg === 'export ended' && l.requestId === requestId);
+  assert.ok(ended, `no 'export ended' line for ${requestId}: charged for ${charged} of ${total} rows, the client read ${received}`);
+  const written = Number(ended.rows_written);
+  assert.ok(charged <= written, `charged for ${charged} rows, ${written} written to the socket`);
+  assert.is(ended.client_gone, true);
+  return { written, total };
+}
+
+t('a client gone mid-file pays for at most the rows written to its socket, and at least the rows it received', async () => {
+  const { org: o, secret } = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
+  const child = await childKey(secret, 20_000);
+  // The sockets between client and server may hold the whole file (a loopback's buffers grow to
+  // megabytes), so whether the server finished writing before it saw the client go is a race:
+  // every attempt must hold the bounds, and at least one must have gone mid-file.
+  const runs: { written: number; total: number }[] = [];
+  for (let i = 0; i < 5; i++) runs.push(await partRead(o, child));
+  assert.ok(runs.some((r) => r.written < r.total), `no attempt went mid-file: ${JSON.stringify(runs)}`);
+});
+
+t('full downloads (property): the pool moves by exactly X-Credits-Charged, which is rows in the file × price; usage says the same', async () => {
+  const { org: o, secret, key } = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
+  const queries = ['/v1/companies/export.csv?eb[ein]=true&mode=full', '/v1/companies/export.csv?states=TX,CA,NY&sort_by=company_name', '/v1/personnel/export.csv?lead_type=company&states=TX,CA,NY,FL,OH,PA,IL&mode=full'];
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...queries), fc.integer({ min: 1, max: 2000 }), async (query, limit) => {
+      const before = await account(o, key.id);
+      const res = await get(`${query}&limit=${limit}`, secret);
+      assert.is(res.status, 200, String(res.body).slice(0, 300));
+      const rows = (await parseCsv(res.body as string)).rows.length;
+      const after = await account(o, key.id);
+      const milli = Math.round(Number(res.headers.get('x-credits-charged')) * 1000);
+      assert.is(Number(res.headers.get('x-export-rows')), rows);
+      assert.is(before.balance - after.balance, milli);
+      assert.is(after.credits_milli - before.credits_milli, milli);
+      assert.is(after.rows - before.rows, rows);
+      assert.ok(rows === 0 || milli > 0);
+    }),
+    { numRuns: 8 },
+  );
+});
+
+t('the balance and budget are still checked before the first byte: 402 as the JSON envelope, nothing charged', async () => {
+  const { org: o, secret, key } = await withOrg(h, { field_tier: 'advanced', milli: 1_000 });
+  assertError(await get(BIG, secret), 402, 'INSUFFICIENT_CREDITS', { field: 'credits', issue: 'insufficient_credits' });
+  assert.is(await h.running.services.credits.balance(o), 1_000);
+  await h.running.services.credits.grant(o, 100_000_000);
+  const child = await childKey(secret, 5);
+  assertError(await get(BIG, child.secret), 402, 'INSUFFICIENT_CREDITS', { field: 'credits', issue: 'key_budget_exhausted' });
+  assert.equal((await account(o, child.id)).rows, 0);
+  assert.is((await account(o, key.id)).balance, 100_001_000);
 });
 
 t.run();

@@ -12,10 +12,11 @@
  * test/fixtures instead of generated data.
  */
 import { randomUUID } from 'node:crypto';
+import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../core/config.ts';
 import { serve, type Running } from '../../server/serve.ts';
-import { createServices } from '../../server/context.ts';
-import { auditLogger, recordSecrets, secretsIn } from '../runner/secret-audit.ts';
+import { createLogger, createServices } from '../../server/context.ts';
+import { auditLogger, auditStream, recordSecrets, secretsIn } from '../runner/secret-audit.ts';
 import type { KeyWithSecret, CreateKeyInput, PublicKey } from '../../server/services/keys.ts';
 
 export { copyFixtures, loadFixtures, loadGenerated, type DataFiles, type GeneratedSizes, type LoadOptions } from '../helpers/data.ts';
@@ -35,14 +36,27 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** One line the server logged, parsed. */
+export type LogLine = Record<string, unknown> & { msg?: string };
+
+/** The server's logger: the audit log's (when the runner audits) and, with `onLog`, every line at info and above handed to it too. */
+function serverLogger(onLog?: (line: LogLine) => void): Logger | undefined {
+  if (!onLog) return auditLogger();
+  const streams: pino.StreamEntry[] = [{ level: 'info', stream: { write: (s: string) => onLog(JSON.parse(s) as LogLine) } }];
+  const audit = auditStream();
+  if (audit) streams.push({ level: 'debug', stream: audit });
+  return createLogger('debug', pino.multistream(streams));
+}
+
 /**
  * Starts a server on a free port with the configuration of the environment (the run's
  * namespace), `env` overriding it (e.g. `{ BINTEL_RATE_LIMIT_PER_MIN: '3' }`); logging is
- * silent unless LOG_LEVEL says otherwise. Close it with `close()`.
+ * silent unless LOG_LEVEL says otherwise, and `onLog` receives every line at info and above (a
+ * test sees when the server finished a request). Close it with `close()`.
  */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, opts: { onLog?: (line: LogLine) => void } = {}): Promise<Harness> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env });
-  const log = auditLogger();
+  const log = serverLogger(opts.onLog);
   const running = await serve(config, { port: 0, services: log ? createServices(config, { log }) : undefined });
   return {
     config,
