@@ -105,11 +105,11 @@ export async function workerForeground(concurrency?: number): Promise<void> {
   const services = createServices(config);
   guardProcess(services.log);
   await services.redis.connect();
-  const cleanup = startWorkers(services);
+  const stopWorkers = startWorkers(services);
   services.log.info({ namespace: config.namespace, concurrency: config.jobConcurrency }, 'bintel worker running');
   process.stdout.write(`bintel worker running (namespace ${config.namespace}, ${config.jobConcurrency} jobs at once); Ctrl-C stops it after its running jobs\n`);
   await untilStopped();
-  clearInterval(cleanup);
+  stopWorkers();
   await services.close();
 }
 

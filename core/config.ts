@@ -108,6 +108,8 @@ export interface Config {
    * the second lapse.
    */
   readonly jobLockMs: number;
+  /** A reservation this old with no live job (its process died before the enqueue) is released by the sweeper. */
+  readonly jobSweepAfterS: number;
   /** Attempts of a job that fails (an error, not a dead worker) before it is failed for good. */
   readonly jobAttempts: number;
   /** Credits (milli) a writing job reserves on acceptance, per channel. */
@@ -274,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
     jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),
+    jobSweepAfterS: positive('BINTEL_JOB_SWEEP_AFTER_S', 300),
     jobAttempts: positive('BINTEL_JOB_ATTEMPTS', 3),
     writingReserveMilli: { email: credits('BINTEL_WRITING_CREDITS_EMAIL', 5), linkedin: credits('BINTEL_WRITING_CREDITS_LINKEDIN', 3) },
     writingRetentionDays: positive('BINTEL_WRITING_RETENTION_DAYS', 30),

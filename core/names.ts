@@ -56,15 +56,22 @@ export interface RedisKeys {
   crawl(org: string, keyId: string, fingerprint: string): string;
   /** Receipt of rows an organization paid for (a later identical delivery is a free cache hit), in the org's slot. */
   paid(org: string, delivery: string): string;
-  /** Async export job of an organization (JSON), its list (sorted set by creation), an Idempotency-Key's job id, and its settled flag. */
+  /** An Idempotency-Key claim (paid jobs, reports, flags): `<id>|<fingerprint>` (server/jobs/claim.ts); the org's slot. */
+  idemClaim(org: string, user: string, kind: string, key: string): string;
+  /** Reservations not yet settled (hash: id → JSON entry), and the same ids by time (sorted set); the org's slot. */
+  ledger(org: string): string;
+  ledgerByTime(org: string): string;
+  /** Organizations that ever reserved credits for a job (the sweeper walks these). */
+  ledgerOrgs(): string;
+  /** Ids of an organization's queued or running jobs of a kind that has a cap (async exports). */
+  activeJobs(org: string, kind: string): string;
+  /** Async export job of an organization (JSON), its list (sorted set by creation) and its settled flag. */
   exportJob(org: string, id: string): string;
   exportJobs(org: string): string;
-  exportIdem(org: string, idemKey: string): string;
   exportSettled(org: string, id: string): string;
-  /** A writing job (JSON) of an organization; its settlement flag; an Idempotency-Key's job id (per user). */
+  /** A writing job (JSON) of an organization and its settlement flag. */
   writingJob(org: string, id: string): string;
   writingSettled(org: string, id: string): string;
-  writingIdem(org: string, user: string, idemKey: string): string;
   /** A user's writing jobs by creation time: all of them (`all`), or one `status:<s>` or `channel:<c>`. */
   writingJobs(org: string, user: string, subset: string): string;
   /** Writing usage of an organization on a day (hash: `<channel>|<operation>|<measure>` → count or milli-credits). */
@@ -78,12 +85,11 @@ export interface RedisKeys {
   writingRecords(org: string, kind: string): string;
   /**
    * Bug reports and review flags (kind report|flag): a record (JSON), its author's index (sorted set by
-   * creation) and an Idempotency-Key's claim in the org's slot; the operator's index of every record
+   * creation) in the org's slot (their Idempotency-Key claims are idemClaim's); the operator's index of every record
    * (sorted set) and which organization holds each id (hash) in the `{feedback}` slot.
    */
   feedback(org: string, kind: string, id: string): string;
   feedbackByUser(org: string, kind: string, user: string): string;
-  feedbackIdem(org: string, kind: string, user: string, idemKey: string): string;
   /** The ids of an organization's open records of a kind (a set in its slot: the cap counts it). */
   feedbackOpen(org: string, kind: string): string;
   feedbackAll(kind: string): string;
@@ -138,14 +144,17 @@ export function redisKeys(ns: string): RedisKeys {
     // A set of page starts; the old name held a hash (a process still running the old code would meet WRONGTYPE).
     crawl: (o: string, id: string, fp: string) => `${org(o)}:crawl:pages:${id}:${fp}`,
     paid: (o: string, d: string) => `${org(o)}:paid:${d}`,
+    idemClaim: (o: string, u: string, k: string, key: string) => `${org(o)}:idem:${k}:${Buffer.from(u).toString('base64url')}:${key}`,
+    ledger: (o: string) => `${org(o)}:reservations`,
+    ledgerByTime: (o: string) => `${org(o)}:reservations:at`,
+    ledgerOrgs: () => `${p}{ledger}:orgs`,
+    activeJobs: (o: string, k: string) => `${org(o)}:active:${k}`,
     exportJob: (o: string, id: string) => `${org(o)}:export:${id}`,
     exportJobs: (o: string) => `${org(o)}:exports`,
-    exportIdem: (o: string, k: string) => `${org(o)}:export-idem:${k}`,
     exportSettled: (o: string, id: string) => `${org(o)}:export-settled:${id}`,
     queuePrefix: () => `${p}{jobs}`,
     writingJob: (o: string, id: string) => `${org(o)}:wjob:${id}`,
     writingSettled: (o: string, id: string) => `${org(o)}:wjob-settled:${id}`,
-    writingIdem: (o: string, u: string, k: string) => `${org(o)}:wjob-idem:${Buffer.from(u).toString('base64url')}:${k}`,
     writingJobs: (o: string, u: string, subset: string) => `${org(o)}:wjobs:${Buffer.from(u).toString('base64url')}:${subset}`,
     writingUsage: (o: string, day: string) => `${org(o)}:wusage:${day}`,
     aiCosts: (o: string, day: string) => `${org(o)}:aicost:${day}`,
@@ -156,7 +165,6 @@ export function redisKeys(ns: string): RedisKeys {
     writingTemperature: (s: string) => `${user(s)}:temperature`,
     feedback: (o: string, k: string, id: string) => `${org(o)}:${k}:${id}`,
     feedbackByUser: (o: string, k: string, u: string) => `${org(o)}:${k}s:${Buffer.from(u).toString('base64url')}`,
-    feedbackIdem: (o: string, k: string, u: string, key: string) => `${org(o)}:${k}-idem:${Buffer.from(u).toString('base64url')}:${key}`,
     feedbackOpen: (o: string, k: string) => `${org(o)}:${k}-open`,
     feedbackAll: (k: string) => `${p}{feedback}:${k}s`,
     feedbackOrgs: (k: string) => `${p}{feedback}:${k}-orgs`,

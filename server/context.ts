@@ -82,8 +82,8 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     jwt: new JwtService(config.jwt, log),
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),
-    jobs: undefined as unknown as JobQueues,
-    writingWaiter: undefined as unknown as JobWaiter,
+    jobs: new JobQueues({ config, rk, log }),
+    writingWaiter: new JobWaiter({ config, rk, log }),
     close: async () => {
       await services.jobs.close();
       services.writingWaiter.close();
@@ -91,7 +91,5 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
       await Promise.all([es.close(), esSearch.close()]);
     },
   };
-  services.jobs = new JobQueues(services);
-  services.writingWaiter = new JobWaiter(services);
   return services;
 }

@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
-import { cleanupExports, exportJobKind } from './read/async-export.ts';
+import { cleanupExports } from './read/async-export.ts';
+import { exportJobKind } from './read/export-job.ts';
+import { sweep } from './jobs/sweeper.ts';
 import { writingJobKind } from './writing/jobs.ts';
 import type { ErrorCode, IssueCode } from './errors.ts';
 
@@ -40,7 +42,7 @@ export async function serve(config: Config, opts: { port?: number; host?: string
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   // Background jobs run here too unless config.workerInProcess is off (then `bintel worker` runs them).
-  const cleanup = config.workerInProcess ? startWorkers(services) : null;
+  const stopWorkers = config.workerInProcess ? startWorkers(services) : null;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -55,7 +57,7 @@ export async function serve(config: Config, opts: { port?: number; host?: string
       const bound = new Promise<void>((r) => setTimeout(r, config.shutdownMs).unref());
       await Promise.race([drained, bound]);
       server.closeAllConnections?.();
-      if (cleanup) clearInterval(cleanup);
+      stopWorkers?.();
       await services.close();
     },
   };
@@ -65,14 +67,21 @@ export async function serve(config: Config, opts: { port?: number; host?: string
 export const JOB_KINDS = [exportJobKind, writingJobKind] as const;
 
 /**
- * Starts this process's workers and the hourly cleanup of expired export files (never a file
- * being written nor a running job's); returns the cleanup timer.
+ * Starts this process's workers, the hourly cleanup of expired export files (never a file being
+ * written nor a running job's) and the reservation sweeper (every BINTEL_JOB_SWEEP_AFTER_S / 2);
+ * returns what stops the timers.
  */
-export function startWorkers(services: Services): NodeJS.Timeout {
-  services.jobs.work(JOB_KINDS);
-  const cleanup = setInterval(() => void cleanupExports(services).catch((err: Error) => services.log.warn({ err: err.message }, 'export cleanup failed; retried in an hour')), 3_600_000);
+export function startWorkers(services: Services): () => void {
+  const { log, config } = services;
+  services.jobs.work(JOB_KINDS, services);
+  const cleanup = setInterval(() => void cleanupExports(services).catch((err: Error) => log.warn({ err: err.message }, 'export cleanup failed; retried in an hour')), 3_600_000);
+  const sweeper = setInterval(() => void sweep(services, JOB_KINDS, config.jobSweepAfterS).catch((err: Error) => log.warn({ err: err.message }, 'reservation sweep failed; retried')), (config.jobSweepAfterS * 1000) / 2);
   cleanup.unref();
-  return cleanup;
+  sweeper.unref();
+  return () => {
+    clearInterval(cleanup);
+    clearInterval(sweeper);
+  };
 }
 
 /**

@@ -15,8 +15,18 @@
  * (called when BullMQ fails a job for good, a lapsed lease included) settles what is left.
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Config } from '../../core/config.ts';
+import type { RedisKeys } from '../../core/names.ts';
 import type { Services } from '../context.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
+
+/** What the queues need of the process: built before the services that job kinds use. */
+export interface QueueDeps {
+  config: Config;
+  rk: RedisKeys;
+  log: Logger;
+}
 
 /** One attempt of a job, as its kind sees it. */
 export interface Attempt {
@@ -46,19 +56,19 @@ export class JobQueues {
   private readonly workerConns: RedisClient[] = [];
   private conn: RedisClient | null = null;
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly deps: QueueDeps) {}
 
   /** The connection enqueuing shares: commands fail fast (503) when Redis is away, as every request's do. */
   private connection(): RedisClient {
-    this.conn ??= createRedis(this.services.config, { autoPipelining: false });
+    this.conn ??= createRedis(this.deps.config, { autoPipelining: false });
     return this.conn;
   }
 
   private queue(name: string): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: this.connection(), prefix: this.services.rk.queuePrefix() });
-      q.on('error', (err) => this.services.log.warn({ err: err.message, queue: name }, 'queue error'));
+      q = new Queue(name, { connection: this.connection(), prefix: this.deps.rk.queuePrefix() });
+      q.on('error', (err) => this.deps.log.warn({ err: err.message, queue: name }, 'queue error'));
       this.queues.set(name, q);
     }
     return q;
@@ -66,7 +76,7 @@ export class JobQueues {
 
   /** Enqueues a job of `kind` under `id` (a second add of the same id is a no-op). */
   async add<P>(kind: JobKind<P>, id: string, payload: P): Promise<void> {
-    const { config } = this.services;
+    const { config } = this.deps;
     await this.queue(kind.name).add(kind.name, payload, {
       jobId: id,
       attempts: config.jobAttempts,
@@ -76,9 +86,14 @@ export class JobQueues {
     });
   }
 
-  /** Starts this process's workers for `kinds` (config.jobConcurrency jobs at once each). */
-  work(kinds: readonly JobKind<any>[]): void {
-    const { config, log } = this.services;
+  /** Where the queue holds job `id` of `kind`: waiting, active, delayed, completed, failed ..., or 'unknown' when it holds none. */
+  async state(kind: JobKind<unknown>, id: string): Promise<string> {
+    return this.queue(kind.name).getJobState(id);
+  }
+
+  /** Starts this process's workers for `kinds` (config.jobConcurrency jobs at once each), which run with `services`. */
+  work(kinds: readonly JobKind<any>[], services: Services): void {
+    const { config, log } = this.deps;
     for (const kind of kinds) {
       // Workers block on Redis (BZPOPMIN): their connection waits out an outage instead of failing commands.
       const connection = createRedis(config, { maxRetriesPerRequest: null, autoPipelining: false });
@@ -89,14 +104,14 @@ export class JobQueues {
           // attemptsMade counts failed runs; attemptsStarted also counts runs whose worker died.
           const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
           try {
-            await kind.run(this.services, job.data, { number: Math.max(job.attemptsStarted, job.attemptsMade + 1), final });
+            await kind.run(services, job.data, { number: Math.max(job.attemptsStarted, job.attemptsMade + 1), final });
           } catch (err) {
             throw err instanceof TerminalJobError ? new UnrecoverableError(err.message) : err;
           }
         },
         {
           connection,
-          prefix: this.services.rk.queuePrefix(),
+          prefix: this.deps.rk.queuePrefix(),
           concurrency: config.jobConcurrency,
           lockDuration: config.jobLockMs,
           stalledInterval: config.jobLockMs,
@@ -107,7 +122,7 @@ export class JobQueues {
         if (!job) return;
         const final = job.finishedOn !== undefined || job.attemptsMade >= (job.opts.attempts ?? 1);
         log.warn({ err: err.message, queue: kind.name, job: job.id, attempt: job.attemptsMade, final }, 'job failed');
-        if (final) void kind.failed(this.services, job.data, err.message).catch((e: Error) => log.error({ err: e.message, queue: kind.name, job: job.id }, 'job release failed'));
+        if (final) void kind.failed(services, job.data, err.message).catch((e: Error) => log.error({ err: e.message, queue: kind.name, job: job.id }, 'job release failed'));
       });
       worker.on('stalled', (id) => log.warn({ queue: kind.name, job: id }, 'job lease lapsed (its worker stopped); given to another worker'));
       worker.on('error', (err) => log.warn({ err: err.message, queue: kind.name }, 'worker error'));
@@ -123,7 +138,7 @@ export class JobQueues {
   /** This process's workers take jobs again. */
   resume(): void {
     // Not awaited by callers: a failure is logged here, never left unhandled.
-    for (const w of this.workers) w.resume().catch((err: Error) => this.services.log.warn({ err: err.message }, 'worker did not resume'));
+    for (const w of this.workers) w.resume().catch((err: Error) => this.deps.log.warn({ err: err.message }, 'worker did not resume'));
   }
 
   /** Stops the workers (waiting for the jobs they run) and closes the queues. */
@@ -133,7 +148,7 @@ export class JobQueues {
    * under it) must not hold a deploy; past the bound the connections are cut.
    */
   async close(): Promise<void> {
-    const bound = <T>(p: Promise<T>) => Promise.race([p, new Promise<void>((r) => setTimeout(r, this.services.config.shutdownMs).unref())]);
+    const bound = <T>(p: Promise<T>) => Promise.race([p, new Promise<void>((r) => setTimeout(r, this.deps.config.shutdownMs).unref())]);
     await bound(Promise.allSettled(this.workers.map((w) => w.close())));
     await bound(Promise.allSettled([...this.queues.values()].map((q) => q.close())));
     // Then whatever is still open is cut. A worker whose close is still waiting for a wedged job

@@ -1,52 +1,37 @@
 /**
- * Async exports (an extension beyond the spec): POST /v1/exports reserves credits for the exact
- * row count and enqueues a job (server/jobs/queue.ts); a worker runs the same walk as the
- * synchronous export (`exportCsv`), writing `<dir>/<file>.<run>.part` and renaming it to the file
- * when complete. The job record lives in Redis (any server process of the namespace answers
- * status and download); files live in config.exportDir (a shared directory in production).
- *
- * Money: the reservation is settled exactly once, by one Redis script (CreditService.settleOnce):
- * a completed job keeps rows written × price and gives back the rest; a job failed for good
- * (its last attempt threw, or its worker died twice) gives back everything. A job whose worker
- * died is run again from the start by another worker; it was charged once, at POST, and settles
- * once, whichever run gets there first.
+ * Async exports (an extension beyond the spec): the job record, its public view, who may read it,
+ * the organization's list, and the cleanup of expired files. The job kind (body, price, run,
+ * settlement) is server/read/export-job.ts, on the job layer (server/jobs/). The record lives in
+ * Redis (any server process of the namespace answers status and download); files live in
+ * config.exportDir (a shared directory in production).
  */
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { Config } from '../../core/config.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { keyTier } from '../services/tiers.ts';
-import type { JobKind } from '../jobs/queue.ts';
+import type { JobRecord, JobStatus } from '../jobs/kind.ts';
+import { isFinished } from '../jobs/kind.ts';
 import type { Tier } from '../../mappings/types.ts';
 import { findEntity } from '../../mappings/index.ts';
 import type { Charge } from './charge.ts';
-import { exportCsv, parseExportRequest } from './export.ts';
-import { authorizeList } from './authorize.ts';
 import type { SearchBody } from './query.ts';
 import type { RawQuery } from './request.ts';
-import { toCredits } from '../pricing.ts';
 
 /** The file name of a job: the organization (base64url, no dots) and the id. */
 export const exportFileName = (org: string, id: string, gzip: boolean): string => `${Buffer.from(org).toString('base64url')}.${id}.csv${gzip ? '.gz' : ''}`;
 
-export type ExportStatus = 'queued' | 'running' | 'completed' | 'failed';
+export type ExportStatus = JobStatus;
 
 /** What Redis holds of one job (and GET /v1/exports/{id} shows, without `file` and `charge`). */
-export interface ExportJob {
-  id: string;
+export interface ExportJob extends JobRecord {
   org: string;
   resource: string;
   /** The tier a key needs to read the rows (tierNeeded of the request that started it). */
   tier: Tier;
   /** Sandbox rows (started by a test key): only test keys read the job; live rows only live keys. */
   sandbox: boolean;
-  status: ExportStatus;
   gzip: boolean;
   rows_reserved: number;
   rows_written: number;
@@ -86,14 +71,16 @@ export interface ExportPayload {
 
 /** The public view of a job. */
 export function jobView(j: ExportJob): Record<string, unknown> {
-  const { file: _f, charge: _c, org: _o, ...rest } = j;
+  const { file: _f, charge: _c, org: _o, version: _v, reservation: _r, ...rest } = j;
   return rest;
 }
 
-const recordTtlS = (services: Services): number => services.config.exportTtlH * 3600 + 86_400;
+/** How long a job record is kept: its file's lifetime and a day. */
+export const recordTtlS = (config: Config): number => config.exportTtlH * 3600 + 86_400;
 
+/** Writes a record as is, with no compare (tests and operators set up states with it; jobs change records with `advance`). */
 export async function saveJob(services: Services, j: ExportJob): Promise<void> {
-  await services.redis.set(services.rk.exportJob(j.org, j.id), JSON.stringify(j), 'EX', recordTtlS(services));
+  await services.redis.set(services.rk.exportJob(j.org, j.id), JSON.stringify(j), 'EX', recordTtlS(services.config));
 }
 
 /**
@@ -101,22 +88,13 @@ export async function saveJob(services: Services, j: ExportJob): Promise<void> {
  * (advanced, live): only a live key advanced for the resource reads them.
  */
 function parseJob(raw: string): ExportJob {
-  const j = JSON.parse(raw) as Partial<Pick<ExportJob, 'tier' | 'sandbox'>> & Omit<ExportJob, 'tier' | 'sandbox'>;
-  return { ...j, tier: j.tier ?? 'advanced', sandbox: j.sandbox ?? false };
+  const j = JSON.parse(raw) as Partial<Pick<ExportJob, 'tier' | 'sandbox' | 'version'>> & Omit<ExportJob, 'tier' | 'sandbox' | 'version'>;
+  return { ...j, tier: j.tier ?? 'advanced', sandbox: j.sandbox ?? false, version: j.version ?? 0 };
 }
 
 export async function loadJob(services: Services, org: string, id: string): Promise<ExportJob | null> {
   const raw = await services.redis.get(services.rk.exportJob(org, id));
   return raw ? parseJob(raw) : null;
-}
-
-/** One page of the organization's jobs, newest first, and how many it has. */
-export async function listJobs(services: Services, org: string, page = { from: 0, size: 100 }): Promise<{ jobs: ExportJob[]; total: number }> {
-  const key = services.rk.exportJobs(org);
-  const [ids, total] = await Promise.all([services.redis.zrevrange(key, page.from, page.from + page.size - 1), services.redis.zcard(key)]);
-  if (!ids.length) return { jobs: [], total };
-  const raws = await services.redis.mget(ids.map((id) => services.rk.exportJob(org, id)));
-  return { jobs: raws.filter((r): r is string => r !== null).map(parseJob), total };
 }
 
 const TIER_RANK: Record<Tier, number> = { basic: 0, advanced: 1 };
@@ -137,11 +115,11 @@ export function canReadJob(key: KeyRecord, job: ExportJob): boolean {
 const LIST_BATCH = 200;
 
 /**
- * One page of the jobs `key` may read (canReadJob), newest first, and how many it may read: the
- * others are left out of both. Walks the organization's index in batches; ids whose record has
+ * One page of the jobs `key` may read (canReadJob), newest first, with `status` when given, and
+ * how many there are: the others are left out of both. Walks the organization's index in batches; ids whose record has
  * expired are dropped from it on the way, so the walk stays as long as the live records.
  */
-export async function listReadableJobs(services: Services, key: KeyRecord, page: { from: number; size: number }): Promise<{ jobs: ExportJob[]; total: number }> {
+export async function listReadableJobs(services: Services, key: KeyRecord, page: { from: number; size: number; status?: JobStatus | null }): Promise<{ jobs: ExportJob[]; total: number }> {
   const index = services.rk.exportJobs(key.org);
   const jobs: ExportJob[] = [];
   let total = 0;
@@ -152,7 +130,7 @@ export async function listReadableJobs(services: Services, key: KeyRecord, page:
     const gone = ids.filter((_, i) => raws[i] === null);
     for (const raw of raws) {
       const job = raw === null ? null : parseJob(raw);
-      if (!job || !canReadJob(key, job)) continue;
+      if (!job || !canReadJob(key, job) || (page.status && job.status !== page.status)) continue;
       if (total >= page.from && jobs.length < page.size) jobs.push(job);
       total++;
     }
@@ -164,105 +142,6 @@ export async function listReadableJobs(services: Services, key: KeyRecord, page:
   }
   return { jobs, total };
 }
-
-/** Queued or running jobs among the organization's most recent ones (the per-organization limit counts these). */
-export async function activeJobs(services: Services, org: string): Promise<number> {
-  const { jobs } = await listJobs(services, org, { from: 0, size: 100 });
-  return jobs.filter((j) => j.status === 'queued' || j.status === 'running').length;
-}
-
-/**
- * Settles the reservation once: keeps `kept` rows of it, gives back the rest. Returns the rows
- * the organization pays for: `kept`, or what an earlier settlement of the same job recorded.
- */
-async function settle(services: Services, p: ExportPayload, kept: number): Promise<number> {
-  if (!p.charge.milli || !p.charge.day || !p.rows) return kept;
-  const perRow = p.charge.milli / p.rows;
-  const back = p.rows - kept;
-  const r = await services.credits.settleOnce({
-    org: p.org,
-    keyId: p.key.id,
-    milli: Math.round(back * perRow),
-    rows: back,
-    day: p.charge.day,
-    flag: services.rk.exportSettled(p.org, p.id),
-    outcome: String(kept),
-    ttlS: recordTtlS(services),
-  });
-  return Number(r.outcome);
-}
-
-const creditsFor = (p: ExportPayload, rows: number): number => (p.rows ? toCredits(Math.round((p.charge.milli / p.rows) * rows)) : 0);
-
-const finished = (j: ExportJob | null): boolean => !j || j.status === 'completed' || j.status === 'failed';
-
-/** The export job kind: run the walk into a file; settle; or release everything when it fails for good. */
-export const exportJobKind: JobKind<ExportPayload> = {
-  name: 'exports',
-
-  async run(services, p, attempt) {
-    const job = await loadJob(services, p.org, p.id);
-    if (!job || finished(job)) return;
-    const def = findEntity(p.resource);
-    if (!def) throw new Error(`unknown resource ${p.resource}`);
-    const req = { ...parseExportRequest(def, p.q).list, pageSize: p.maxRows };
-    const auth: AuthState = { key: { ...p.key, secret_hash: '' }, dataNamespace: p.dataNamespace, sandbox: p.sandbox, headOnly: false };
-    const grant = authorizeList(auth.key, req);
-    const dir = services.config.exportDir;
-    // A file per run: a run given to another worker never writes into a file a stalled run still holds.
-    const part = join(dir, `${job.file}.${randomUUID().slice(0, 8)}.part`);
-    Object.assign(job, { status: 'running', attempts: attempt.number, rows_written: 0, percent: 0, error: null });
-    await saveJob(services, job);
-    let written = 0;
-    try {
-      await mkdir(dir, { recursive: true });
-      const csv = exportCsv(services, auth, {
-        req,
-        grant,
-        index: p.index,
-        body: p.body,
-        rows: p.rows,
-        charge: p.charge,
-        onRows: async (sent) => {
-          written = sent;
-          job.rows_written = sent;
-          job.percent = p.rows ? Math.floor((sent * 100) / p.rows) : 100;
-          await saveJob(services, job);
-        },
-      });
-      const out = createWriteStream(part);
-      if (job.gzip) await pipeline(Readable.from(csv), createGzip(), out);
-      else await pipeline(Readable.from(csv), out);
-      await rename(part, join(dir, job.file));
-    } catch (err) {
-      await rm(part, { force: true }).catch(() => {});
-      const reason = (err as Error).message;
-      if (attempt.final) await exportJobKind.failed(services, p, reason);
-      else await saveJob(services, { ...job, status: 'queued', error: `Run ${attempt.number} failed; it will be retried from the first row` });
-      throw err;
-    }
-    const paid = await settle(services, p, written);
-    Object.assign(job, {
-      status: 'completed',
-      rows_written: written,
-      percent: 100,
-      credits_charged: creditsFor(p, paid),
-      completed_at: new Date().toISOString(),
-      expires_at: new Date(Date.now() + services.config.exportTtlH * 3_600_000).toISOString(),
-    });
-    await saveJob(services, job);
-  },
-
-  async failed(services, p, reason) {
-    const job = await loadJob(services, p.org, p.id);
-    if (job?.status === 'completed') return;
-    const paid = await settle(services, p, 0);
-    services.log.error({ err: reason, org: p.org, export: p.id }, 'export failed');
-    if (!job || job.status === 'failed') return;
-    Object.assign(job, { status: 'failed', credits_charged: creditsFor(p, paid), completed_at: new Date().toISOString(), error: 'The export failed; the reservation was released' });
-    await saveJob(services, job);
-  },
-};
 
 const FILE_RE = /^([^.]+)\.([^.]+)\.csv(\.gz)?(\.[0-9a-f]+\.part)?$/;
 
@@ -285,7 +164,7 @@ export async function cleanupExports(services: Services, now = Date.now()): Prom
     const m = FILE_RE.exec(name);
     if (!m) continue;
     const job = await loadJob(services, Buffer.from(m[1], 'base64url').toString(), m[2]);
-    if (job && !finished(job)) continue;
+    if (job && !isFinished(job.status)) continue;
     const mtime = await stat(join(dir, name)).then((s) => s.mtimeMs, () => null);
     if (mtime === null) continue;
     const expired = m[4]

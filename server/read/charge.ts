@@ -106,6 +106,12 @@ export async function refundRows(services: Services, c: Omit<ChargeRequest, 'cra
   return milli;
 }
 
+/** What `rows` rows of a charge cost, in milli-credits (a reservation's amount), charging nothing. */
+export const chargeMilli = (c: Pick<ChargeRequest, 'def' | 'tier' | 'signals' | 'unitMilli' | 'rows'>): number => {
+  const price = priceOf(c);
+  return c.rows * (price.base + price.signals);
+};
+
 /** The meta of a dry run: what the same call would charge for `rows` rows (test keys: nothing), charging nothing. */
 export function estimate(c: Omit<ChargeRequest, 'crawl' | 'delivery'>): Record<string, unknown> {
   const price = priceOf(c);

@@ -23,6 +23,7 @@ import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
 import { indexFor } from '../read/fetch.ts';
 import { choiceParam, listMeta, pageParams, readQuery, throwProblems } from '../read/request.ts';
 import { FEEDBACK_STATUSES, feedbackIdRe, type FeedbackKind, type FeedbackRecord } from '../services/feedback.ts';
+import { conflictingClaim } from '../jobs/claim.ts';
 import { bodyOf, idempotencyKeyOf } from '../validate.ts';
 
 /** Paths of review flags: the name and its alias. */
@@ -126,7 +127,7 @@ function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, pat
           { field: kind === 'report' ? 'reports' : 'review-flags', issue: 'quota_exceeded', expected: `at most ${filed.capped} open ${name} per organization` },
         ]);
       }
-      if ('conflict' in filed) throw new ApiError('CONFLICT', 'This Idempotency-Key was used with another body', [{ field: 'idempotency-key', issue: 'conflicting_values', expected: 'a new key for a new body' }]);
+      if ('conflict' in filed) throw conflictingClaim();
       ok(ctx, view(filed.record), filed.reused ? { idempotency_reused: true } : {}, filed.reused ? 200 : 201);
       if (!filed.reused) ctx.set('Location', `${path}/${filed.record.id}`);
     });

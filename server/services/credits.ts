@@ -16,7 +16,7 @@ import { crawlStepLua, type CrawlStep } from './crawl.ts';
  * either, refused {4} with nothing charged. A delivery whose receipt exists is a cache hit: nothing is debited, but
  * its rows still count toward the daily cap and the key's usage (rows, queries, cache_hits).
  */
-const DEBIT = `
+export const DEBIT_LUA = `
 local amount = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[5])
 local hit = 0
@@ -65,7 +65,7 @@ return {1, balance, hit}
  */
 const CRAWL_THEN_DEBIT = `${crawlStepLua(5, 6)}
 if run > tonumber(ARGV[8]) then return {3, run} end
-${DEBIT}`;
+${DEBIT_LUA}`;
 
 /**
  * Gives back part of a debit (rows charged but not delivered: an export whose stream broke, or
@@ -85,12 +85,17 @@ return balance
 /**
  * Settles a reservation once: KEYS[4] is the settlement flag of the reservation (SET NX with a
  * TTL, value ARGV[3]); the first call gives back ARGV[1] milli-credits and ARGV[2] rows as
- * REFUND does, adds the (field, increment) pairs of ARGV[5..] to the hash KEYS[5] (usage
+ * REFUND does, adds the (field, increment) pairs of ARGV[6..] to the hash KEYS[5] (usage
  * statistics; expiring after ARGV[4] seconds too) and returns {1, ARGV[3]}; every later call
- * changes nothing and returns {0, the first call's value}. Flag, refund and statistics in one
- * script: a crash cannot leave one without the others.
+ * changes nothing and returns {0, the first call's value}. Either way the reservation ARGV[5]
+ * leaves the ledger (KEYS[6] hash, KEYS[7] by time; '' none). Flag, refund, statistics and
+ * ledger in one script: a crash cannot leave one without the others.
  */
 const SETTLE = `
+if ARGV[5] ~= '' then
+  redis.call('HDEL', KEYS[6], ARGV[5])
+  redis.call('ZREM', KEYS[7], ARGV[5])
+end
 if not redis.call('SET', KEYS[4], ARGV[3], 'NX', 'EX', tonumber(ARGV[4])) then
   return {0, redis.call('GET', KEYS[4])}
 end
@@ -103,8 +108,8 @@ if milli > 0 then
   redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
   if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
 end
-if #ARGV > 4 then
-  for i = 5, #ARGV, 2 do redis.call('HINCRBY', KEYS[5], ARGV[i], tonumber(ARGV[i + 1])) end
+if #ARGV > 5 then
+  for i = 6, #ARGV, 2 do redis.call('HINCRBY', KEYS[5], ARGV[i], tonumber(ARGV[i + 1])) end
   redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
 end
 return {1, ARGV[3]}
@@ -145,23 +150,24 @@ const OUTCOMES = { 0: 'insufficient', 1: 'charged', 2: 'daily_cap', 4: 'budget' 
 
 export class CreditService {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
-    this.redis.defineCommand('bintelDebit', { numberOfKeys: 4, lua: DEBIT });
+    this.redis.defineCommand('bintelDebit', { numberOfKeys: 4, lua: DEBIT_LUA });
     this.redis.defineCommand('bintelCrawlDebit', { numberOfKeys: 5, lua: CRAWL_THEN_DEBIT });
     this.redis.defineCommand('bintelRefund', { numberOfKeys: 3, lua: REFUND });
-    this.redis.defineCommand('bintelSettle', { numberOfKeys: 5, lua: SETTLE });
+    this.redis.defineCommand('bintelSettle', { numberOfKeys: 7, lua: SETTLE });
   }
 
   /**
    * Settles a reservation exactly once (see SETTLE): the first call for `flag` gives back `milli`
    * and `rows` of the key's debit on `day` and records `outcome`; a repeat (a retried or resumed
-   * job) gives back nothing. Returns whether this call settled, and the recorded outcome.
+   * job) gives back nothing. `reservation` (its id) leaves the ledger either way. Returns whether
+   * this call settled, and the recorded outcome.
    */
-  async settleOnce(req: { org: string; keyId: string; milli: number; rows: number; day: string; flag: string; outcome: string; ttlS: number; stats?: { key: string; incr: Record<string, number> } }): Promise<{ settled: boolean; outcome: string }> {
+  async settleOnce(req: { org: string; keyId: string; milli: number; rows: number; day: string; flag: string; outcome: string; ttlS: number; reservation?: string; stats?: { key: string; incr: Record<string, number> } }): Promise<{ settled: boolean; outcome: string }> {
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<[number, string]>>).bintelSettle;
     // Without statistics the script is handed the flag again as KEYS[5] (same slot), untouched.
-    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), req.flag, req.stats?.key ?? req.flag];
+    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), req.flag, req.stats?.key ?? req.flag, this.keys.ledger(req.org), this.keys.ledgerByTime(req.org)];
     const pairs = Object.entries(req.stats?.incr ?? {}).flat();
-    const [settled, outcome] = await run.call(this.redis, ...keys, req.milli, req.rows, req.outcome, req.ttlS, ...pairs);
+    const [settled, outcome] = await run.call(this.redis, ...keys, req.milli, req.rows, req.outcome, req.ttlS, req.reservation ?? '', ...pairs);
     return { settled: settled === 1, outcome: String(outcome) };
   }
 

@@ -12,7 +12,8 @@
  * the ids of its open records are a set in its slot, counted and added to by the same script that
  * files a record (so concurrent filings never pass the cap), and left by the resolve.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { CLAIMED, CLAIM_TTL_S, claimLua, fingerprintOf } from '../jobs/claim.ts';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 
@@ -44,29 +45,20 @@ export interface FeedbackRecord {
   [field: string]: unknown;
 }
 
-/** Idempotency-Key claims are kept as long as a writing job's (a retry a day later still finds the record). */
-const IDEM_TTL_S = 7 * 86_400;
-
 /**
- * Files a record once per Idempotency-Key, within the cap: KEYS = claim, record, author index,
- * open set; ARGV = id, JSON, score, body hash, claim TTL ('' claim = no key), cap. Returns {id,
- * body hash, 0} of the record the key already names (a repeat answers even at the cap), {id,
- * hash, 1} when this call filed it, or {'', '', -1} when the organization's open records are at the cap.
+ * Files a record once per Idempotency-Key (the claim of server/jobs/claim.ts), within the cap:
+ * KEYS = claim, record, author index, open set; ARGV = id, fingerprint, claim TTL ('' = no key),
+ * JSON, score, cap. Returns {5, id, fingerprint} of the record the key already names (a repeat
+ * answers even at the cap), {1} when this call filed it, or {6} when the organization's open
+ * records are at the cap.
  */
-const FILE_SCRIPT = `
-if ARGV[5] ~= '' then
-  local earlier = redis.call('GET', KEYS[1])
-  if earlier then
-    local sep = string.find(earlier, '|', 1, true)
-    return {string.sub(earlier, 1, sep - 1), string.sub(earlier, sep + 1), 0}
-  end
-end
-if redis.call('SCARD', KEYS[4]) >= tonumber(ARGV[6]) then return {'', '', -1} end
-if ARGV[5] ~= '' then redis.call('SET', KEYS[1], ARGV[1] .. '|' .. ARGV[4], 'EX', tonumber(ARGV[5])) end
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), ARGV[1])
+const FILE_SCRIPT = `${claimLua(1, 1)}
+if redis.call('SCARD', KEYS[4]) >= tonumber(ARGV[6]) then return {6} end
+redis.call('SET', KEYS[2], ARGV[4])
+redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[1])
-return {ARGV[1], ARGV[4], 1}
+claim()
+return {1}
 `;
 
 /** Resolves a record by compare-and-set: KEYS = record, open set; ARGV = the JSON read, the JSON to write, id. 1 when written. */
@@ -76,9 +68,6 @@ redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SREM', KEYS[2], ARGV[3])
 return 1
 `;
-
-/** The hash of a body for Idempotency-Key reuse: the same key with another body is a conflict. */
-export const bodyHash = (body: unknown): string => createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 22);
 
 /** What `file` did: the record, and whether an earlier call with the same key had filed it; or why nothing was filed. */
 export type Filed = { record: FeedbackRecord; reused: boolean } | { conflict: true } | { capped: number };
@@ -105,12 +94,13 @@ export class FeedbackStore {
       resolved_by: null,
       resolution_note: null,
     };
-    const hash = bodyHash(fields);
-    const keys = [idemKey ? this.rk.feedbackIdem(who.org, kind, who.user, idemKey) : this.rk.feedbackIdem(who.org, kind, who.user, '-'), this.rk.feedback(who.org, kind, record.id), this.rk.feedbackByUser(who.org, kind, who.user), this.rk.feedbackOpen(who.org, kind)];
-    const [id, earlierHash, created] = (await this.redis.eval(FILE_SCRIPT, 4, ...keys, record.id, JSON.stringify(record), now.getTime(), hash, idemKey ? IDEM_TTL_S : '', this.maxOpen)) as [string, string, number];
-    if (created < 0) return { capped: this.maxOpen };
-    if (!created && earlierHash !== hash) return { conflict: true };
-    const saved = created ? record : await this.get(kind, who.org, id);
+    const fingerprint = fingerprintOf(kind, who.keyId, fields);
+    const keys = [this.rk.idemClaim(who.org, who.user, kind, idemKey ?? '-'), this.rk.feedback(who.org, kind, record.id), this.rk.feedbackByUser(who.org, kind, who.user), this.rk.feedbackOpen(who.org, kind)];
+    const [code, earlierId, earlierFingerprint] = (await this.redis.eval(FILE_SCRIPT, 4, ...keys, record.id, fingerprint, idemKey ? CLAIM_TTL_S : '', JSON.stringify(record), now.getTime(), this.maxOpen)) as [number, string?, string?];
+    if (code === 6) return { capped: this.maxOpen };
+    const created = code !== CLAIMED;
+    if (!created && earlierFingerprint !== fingerprint) return { conflict: true };
+    const saved = created ? record : await this.get(kind, who.org, earlierId!);
     if (!saved) return { conflict: true };
     // The operator's index: written after the record, again on every repeat (see the module comment).
     await this.redis.multi().zadd(this.rk.feedbackAll(kind), Date.parse(saved.created_at), saved.id).hset(this.rk.feedbackOrgs(kind), saved.id, saved.org).exec();

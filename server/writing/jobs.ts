@@ -1,22 +1,29 @@
 /**
- * Writing jobs: the record in Redis, its events, the worker's run, settlement and usage.
+ * Writing jobs, a kind of the job layer (server/jobs/): the body (parse, resolve), the price (the
+ * channel's configured reservation), the record and its events, the worker's run and settlement.
  *
- * Lifecycle: POST validates, resolves and reserves, then saves the job `queued` (event 1) and
- * enqueues it (server/jobs/queue.ts). A worker marks it `running`, writes, checks the voice and
- * settles: completed keeps the reservation as the charge, failed releases it. Settlement is one
- * Redis script per job (CreditService.settleOnce, with the usage statistics): a job whose worker
- * dies is run again by another worker and still settles once; a job that lapses twice is failed
- * and released. Each event is published on one channel per namespace so long polls answer at
- * once (waiter.ts).
+ * Lifecycle: accept saves the job `queued` (event 1) with its reservation and enqueues it. A
+ * worker moves it to `running`, writes, checks the voice and settles: completed keeps the
+ * reservation as the charge, failed releases it, exactly once (a job whose worker dies is run
+ * again by another and still settles once; one that lapses twice is failed and released). Every
+ * save is a compare-and-set (server/jobs/store.ts) and publishes the job id on one channel per
+ * namespace, so long polls answer at once (waiter.ts).
  */
-import { creationScore } from '../../core/clock.ts';
 import type { Services } from '../context.ts';
-import { TerminalJobError, type JobKind } from '../jobs/queue.ts';
+import { forbidden } from '../errors.ts';
+import { TerminalJobError } from '../jobs/queue.ts';
+import type { JobRecord, JobStatus, PaidJobKind } from '../jobs/kind.ts';
+import { advance, loadRecord, StaleJobError } from '../jobs/store.ts';
+import { settle as settleReservation } from '../jobs/settle.ts';
 import { toCredits } from '../pricing.ts';
+import { creationScore } from '../../core/clock.ts';
 import type { Channel, LinkedinType, ResolvedContext } from './context.ts';
+import { parseStartJob, type StartJobRequest } from './job-request.ts';
+import { resolveContext } from './resolve.ts';
+import { refsFor } from './refs.ts';
 import { createWriter, generate, ConstraintError, type AiCosts, type EmailOutput, type LinkedinOutput, type Writer } from './writer.ts';
 
-export type WritingStatus = 'queued' | 'running' | 'completed' | 'failed';
+export type WritingStatus = JobStatus;
 
 export interface WritingEvent {
   progress: number;
@@ -47,7 +54,8 @@ export interface WritingJobView {
 }
 
 /** What Redis holds: the view, and what only the server reads. */
-export interface WritingJobRecord extends WritingJobView {
+export interface WritingJobRecord extends WritingJobView, JobRecord {
+  status: WritingStatus;
   internal: {
     org: string;
     user: string;
@@ -63,49 +71,27 @@ export interface WritingJobRecord extends WritingJobView {
 }
 
 export const jobView = (r: WritingJobRecord): WritingJobView => {
-  const { internal: _i, ...view } = r;
+  const { internal: _i, version: _v, reservation: _r, ...view } = r;
   return view;
 };
 
 export const kindOf = (channel: Channel, type: LinkedinType | null): string => (channel === 'email' ? 'email' : type === 'connection_request' ? 'linkedin_connection_request' : 'linkedin_message');
 
-const retentionS = (s: Services) => s.config.writingRetentionDays * 86_400;
 
-export async function loadWritingJob(services: Services, org: string, id: string): Promise<WritingJobRecord | null> {
-  const raw = await services.redis.get(services.rk.writingJob(org, id));
-  return raw ? (JSON.parse(raw) as WritingJobRecord) : null;
-}
+/** The caller's-organization job `id`, or null. */
+export const loadWritingJob = (services: Services, org: string, id: string): Promise<WritingJobRecord | null> => loadRecord(services, writingJobKind, org, id);
 
-/** Saves the record; a status change moves it between the user's status indexes; publishes the event count. */
-export async function saveWritingJob(services: Services, r: WritingJobRecord, previous: WritingStatus | null): Promise<void> {
-  const { rk } = services;
-  const { org, user } = r.internal;
-  const created = r.internal.score;
-  const m = services.redis.multi();
-  m.set(rk.writingJob(org, r.id), JSON.stringify(r), 'EX', retentionS(services));
-  if (previous !== r.status) {
-    if (previous) m.zrem(rk.writingJobs(org, user, `status:${previous}`), r.id);
-    m.zadd(rk.writingJobs(org, user, `status:${r.status}`), created, r.id);
-    for (const subset of ['all', `status:${r.status}`]) m.expire(rk.writingJobs(org, user, subset), retentionS(services));
-  }
-  await m.exec();
-  await services.redis.publish(rk.writingEvents(), r.id);
-}
-
-/** Appends an event (progress, label) to the record, and sets the job's progress and label. */
-export function addEvent(r: WritingJobRecord, progress: number, label: string): void {
+/** The members that add an event (progress, label) to a record and set the job's progress and label. */
+export function eventPatch(r: Pick<WritingJobRecord, 'events'>, progress: number, label: string): Pick<WritingJobRecord, 'events' | 'eventCount' | 'progress' | 'label' | 'updated_at'> {
   const ts = Date.now();
-  r.events.push({ progress, label, ts });
-  r.eventCount = r.events.length;
-  r.progress = progress;
-  r.label = label;
-  r.updated_at = new Date(ts).toISOString();
+  const events = [...r.events, { progress, label, ts }];
+  return { events, eventCount: events.length, progress, label, updated_at: new Date(ts).toISOString() };
 }
 
-/** A new job record, queued, with its first event. */
-export function newWritingJob(input: { id: string; org: string; user: string; keyId: string; reservedMilli: number; context: ResolvedContext; includeAiCosts: boolean; forceFailure: boolean }): WritingJobRecord {
+/** A new job record, queued, with its first event (the layer adds its version and reservation). */
+export function newWritingJob(input: { id: string; org: string; user: string; keyId: string; reservedMilli: number; context: ResolvedContext; includeAiCosts: boolean; forceFailure: boolean }): Omit<WritingJobRecord, 'version' | 'reservation'> {
   const now = new Date();
-  const r: WritingJobRecord = {
+  const r: Omit<WritingJobRecord, 'version' | 'reservation'> = {
     id: input.id,
     kind: kindOf(input.context.channel, input.context.linkedin_type),
     status: 'queued',
@@ -126,30 +112,7 @@ export function newWritingJob(input: { id: string; org: string; user: string; ke
     billing: { credits_reserved: toCredits(input.reservedMilli), credits_charged: 0, credits_released: 0, credits_refunded: 0 },
     internal: { org: input.org, user: input.user, keyId: input.keyId, day: now.toISOString().slice(0, 10), reservedMilli: input.reservedMilli, context: input.context, includeAiCosts: input.includeAiCosts, forceFailure: input.forceFailure, score: creationScore(now.getTime()) },
   };
-  addEvent(r, 0, 'Queued');
-  return r;
-}
-
-/** Saves a job just accepted with its index entries and usage, in one round trip (nobody waits on it yet: no publish). */
-export async function createWritingJob(services: Services, r: WritingJobRecord): Promise<void> {
-  const { rk } = services;
-  const { org, user, day, reservedMilli } = r.internal;
-  const created = r.internal.score;
-  const ttl = retentionS(services);
-  const cutoff = Date.now() - ttl * 1000;
-  const m = services.redis.multi();
-  m.set(rk.writingJob(org, r.id), JSON.stringify(r), 'EX', ttl);
-  for (const subset of ['all', `channel:${r.channel}`, `status:${r.status}`]) {
-    const key = rk.writingJobs(org, user, subset);
-    m.zadd(key, created, r.id);
-    m.zremrangebyscore(key, '-inf', cutoff);
-    m.expire(key, ttl);
-  }
-  const prefix = `${r.channel}|generate`;
-  m.hincrby(rk.writingUsage(org, day), `${prefix}|accepted`, 1);
-  m.hincrby(rk.writingUsage(org, day), `${prefix}|credits_reserved_milli`, reservedMilli);
-  m.expire(rk.writingUsage(org, day), 400 * 86_400);
-  await m.exec();
+  return { ...r, ...eventPatch(r, 0, 'Queued') };
 }
 
 type Outcome = 'charged' | 'released';
@@ -159,30 +122,45 @@ async function settle(services: Services, r: WritingJobRecord, outcome: Outcome)
   const { org, keyId, day, reservedMilli } = r.internal;
   const measure = outcome === 'charged' ? 'completed' : 'failed';
   const prefix = `${r.channel}|generate`;
-  const res = await services.credits.settleOnce({
-    org,
-    keyId,
-    milli: outcome === 'released' ? reservedMilli : 0,
-    rows: 0,
-    day,
-    flag: services.rk.writingSettled(org, r.id),
+  // What was reserved, from the record's own fields (also for jobs accepted before records carried their reservation).
+  const reservation = { id: r.id, kind: writingJobKind.name, org, key_id: keyId, milli: reservedMilli, rows: 0, day, at: 0 };
+  const res = await settleReservation(services, writingJobKind, reservation, {
+    backMilli: outcome === 'released' ? reservedMilli : 0,
+    backRows: 0,
     outcome,
-    ttlS: retentionS(services),
     stats: { key: services.rk.writingUsage(org, day), incr: { [`${prefix}|${measure}`]: 1, [`${prefix}|credits_${outcome}_milli`]: reservedMilli } },
   });
   return res.outcome as Outcome;
 }
 
-/** Marks the job failed (released; or, if it had been charged, leaves it completed). */
-async function failJob(services: Services, r: WritingJobRecord, message: string, code: string): Promise<void> {
-  if (r.done) return;
-  const outcome = await settle(services, r, 'released');
-  if (outcome === 'charged') return;
-  const previous = r.status;
-  Object.assign(r, { status: 'failed', done: true, success: false, jobSuccess: false, error: { code, message } });
-  r.billing = { ...r.billing, credits_charged: 0, credits_released: toCredits(r.internal.reservedMilli) };
-  addEvent(r, 100, 'Failed');
-  await saveWritingJob(services, r, previous);
+/** The members of a failed record (its reservation released). */
+const failedPatch = (r: WritingJobRecord, message: string, code: string): Partial<WritingJobRecord> => ({
+  status: 'failed',
+  done: true,
+  success: false,
+  jobSuccess: false,
+  error: { code, message },
+  billing: { ...r.billing, credits_charged: 0, credits_released: toCredits(r.internal.reservedMilli) },
+  ...eventPatch(r, 100, 'Failed'),
+});
+
+/**
+ * Marks the job failed (released; or, if it had been charged, leaves it to the run that charged
+ * it). A record that changed since it was read is read again, so a release never leaves a job
+ * `running`.
+ */
+async function failJob(services: Services, r: WritingJobRecord | null, message: string, code: string): Promise<void> {
+  for (let i = 0; r && i < 5; i++) {
+    if (r.done) return;
+    if ((await settle(services, r, 'released')) === 'charged') return;
+    try {
+      await advance(services, writingJobKind, r, failedPatch(r, message, code));
+      return;
+    } catch (err) {
+      if (!(err instanceof StaleJobError)) throw err;
+      r = await loadWritingJob(services, r.internal.org, r.id);
+    }
+  }
 }
 
 /** Records a model's token use for GET /v1/usage/ai-costs. */
@@ -212,51 +190,92 @@ export interface WritingPayload {
 }
 
 /** The writing job kind. */
-export const writingJobKind: JobKind<WritingPayload> = {
+/** A parsed, resolved POST /v1/writing-jobs body. */
+export interface WritingBody {
+  req: StartJobRequest;
+  context: ResolvedContext;
+}
+
+const label = (ctx: ResolvedContext): string => (ctx.channel === 'email' ? 'Writing email' : ctx.linkedin_type === 'connection_request' ? 'Writing connection request' : 'Writing LinkedIn message');
+
+/** The writing job kind. */
+export const writingJobKind: PaidJobKind<WritingBody, WritingPayload, WritingJobRecord> = {
   name: 'writing',
+  idPrefix: 'wj',
+  releasedOutcome: 'released',
+  describe: (b) => `A ${b.req.channel} job`,
+  recordKey: (rk, org, id) => rk.writingJob(org, id),
+  recordTtlS: (config) => config.writingRetentionDays * 86_400,
+  settledFlag: (rk, org, id) => rk.writingSettled(org, id),
+  activeCap: () => null,
+  statusIndex: (rk, r, status) => rk.writingJobs(r.internal.org, r.internal.user, `status:${status}`),
+  score: (r) => r.internal.score,
+  view: jobView,
+  releasedRecord: (r, reason) => ({ ...r, ...failedPatch(r, reason, 'GENERATION_FAILED') }),
+  async afterSave(services, r) {
+    await services.redis.publish(services.rk.writingEvents(), r.id);
+  },
+
+  /** Every rule of the body, the internal-only options, then the saved references (invalid_reference). */
+  async parse(services, auth, raw) {
+    const req = parseStartJob(raw);
+    if ((req.include_ai_costs || req.force_failure) && !auth.key.internal) {
+      throw forbidden('include_ai_costs and force_failure are for internal tokens only', req.include_ai_costs ? 'include_ai_costs' : 'force_failure', 'internal_only');
+    }
+    return { req, context: await resolveContext(req, refsFor(services, auth.key)) };
+  },
+
+  async plan(services, auth, { req, context }, id) {
+    const { key } = auth;
+    const milli = services.config.writingReserveMilli[req.channel];
+    const record = newWritingJob({ id, org: key.org, user: key.user, keyId: key.id, reservedMilli: milli, context, includeAiCosts: req.include_ai_costs === true, forceFailure: req.force_failure === true });
+    const { rk } = services;
+    const prefix = `${record.channel}|generate`;
+    return {
+      reserve: { milli, rows: 0, dailyRows: 0, dailyCap: -1 },
+      record,
+      payload: { id, org: key.org },
+      indexes: ['all', `channel:${record.channel}`, `status:${record.status}`].map((subset) => rk.writingJobs(key.org, key.user, subset)),
+      stats: { key: rk.writingUsage(key.org, record.internal.day), incr: { [`${prefix}|accepted`]: 1, [`${prefix}|credits_reserved_milli`]: milli } },
+    };
+  },
 
   async run(services, p, attempt) {
-    const r = await loadWritingJob(services, p.org, p.id);
+    let r = await loadWritingJob(services, p.org, p.id);
     if (!r || r.done) return;
-    const previous = r.status;
-    r.status = 'running';
-    addEvent(r, 10, 'Resolving context');
-    await saveWritingJob(services, r, previous);
+    r = await advance(services, writingJobKind, r, { status: 'running', ...eventPatch(r, 10, 'Resolving context') });
     const ctx = r.internal.context;
     try {
       if (r.internal.forceFailure) throw new TerminalJobError('forced failure (force_failure)');
-      addEvent(r, 40, ctx.channel === 'email' ? 'Writing email' : ctx.linkedin_type === 'connection_request' ? 'Writing connection request' : 'Writing LinkedIn message');
-      await saveWritingJob(services, r, 'running');
+      r = await advance(services, writingJobKind, r, eventPatch(r, 40, label(ctx)));
       writer ??= createWriter(services.config);
       const { output, costs } = await timeout(generate(writer, ctx), services.config.writingTimeoutMs);
       await recordCosts(services, p.org, costs);
-      addEvent(r, 90, 'Checked against the brand voice');
-      await saveWritingJob(services, r, 'running');
+      r = await advance(services, writingJobKind, r, eventPatch(r, 90, 'Checked against the brand voice'));
       if ((await settle(services, r, 'charged')) === 'released') return;
-      Object.assign(r, {
+      await advance(services, writingJobKind, r, {
         status: 'completed',
         done: true,
         success: true,
         jobSuccess: true,
         output: { ...output, resolved_context: ctx, ...(r.internal.includeAiCosts ? { ai_costs: costs } : {}) },
         resolved_context: ctx,
+        billing: { ...r.billing, credits_charged: toCredits(r.internal.reservedMilli), credits_released: 0 },
+        ...eventPatch(r, 100, 'Completed'),
       });
-      r.billing = { ...r.billing, credits_charged: toCredits(r.internal.reservedMilli), credits_released: 0 };
-      addEvent(r, 100, 'Completed');
-      await saveWritingJob(services, r, 'running');
     } catch (err) {
+      // Another worker has this job now: it settles.
+      if (err instanceof StaleJobError) throw err;
       // A terminal failure (forced, timed out, the voice broken twice) fails now; anything else
       // (the model endpoint or Redis away) is retried by the queue, and fails on its last attempt.
       const e = err as Error;
       const terminal = e instanceof TerminalJobError || e instanceof ConstraintError;
-      if (terminal || attempt.final) await failJob(services, r, e.message, e instanceof ConstraintError ? 'BRAND_VOICE_VIOLATION' : 'GENERATION_FAILED');
+      if (terminal || attempt.final) await failJob(services, await loadWritingJob(services, p.org, p.id), e.message, e instanceof ConstraintError ? 'BRAND_VOICE_VIOLATION' : 'GENERATION_FAILED');
       throw terminal ? new TerminalJobError(e.message) : e;
     }
   },
 
   async failed(services, p, reason) {
-    const r = await loadWritingJob(services, p.org, p.id);
-    if (!r) return;
-    await failJob(services, r, reason, 'GENERATION_FAILED');
+    await failJob(services, await loadWritingJob(services, p.org, p.id), reason, 'GENERATION_FAILED');
   },
 };

@@ -4,7 +4,7 @@
  * namespace's writing-events channel; every save of a job publishes its id; waiting requests of
  * that job are woken in-process. However many requests wait, the process holds one connection.
  */
-import type { Services } from '../context.ts';
+import type { QueueDeps } from '../jobs/queue.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
 
 export class JobWaiter {
@@ -12,7 +12,7 @@ export class JobWaiter {
   private ready: Promise<void> | null = null;
   private readonly waiting = new Map<string, Set<() => void>>();
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: QueueDeps) {}
 
   /** Subscribes once; later calls share the subscription. */
   private subscribe(): Promise<void> {

@@ -1,0 +1,154 @@
+/**
+ * Accepting a paid job, for every kind: parse → (a repeat of a claimed key answers at once) →
+ * plan → one script that claims the Idempotency-Key, holds the active-job cap, debits the
+ * reservation, writes its ledger entry, saves the record and lists it → enqueue → 202.
+ *
+ * Everything that must happen together happens in that one script (the organization's slot), so
+ * a claim never names a missing record and a debit never lacks its ledger entry. What follows it
+ * (the enqueue, in the queue's slot) is undone exactly on failure: the reservation released, the
+ * record marked failed, the claim freed. A process that dies before the enqueue leaves a ledger
+ * entry with no live job, which the sweeper releases (sweeper.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../context.ts';
+import type { AuthState } from '../middleware/auth.ts';
+import { ApiError } from '../errors.ts';
+import { toCredits } from '../pricing.ts';
+import { budgetExhausted } from '../read/charge.ts';
+import { DEBIT_LUA } from '../services/credits.ts';
+import { CLAIMED, CLAIM_TTL_S, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
+import { loadRecord } from './store.ts';
+import { release } from './settle.ts';
+import type { JobRecord, PaidJobKind, Reservation } from './kind.ts';
+
+/**
+ * KEYS: 1 credits, 2 usage, 3 daily rows, 4 an untouched key of the slot (the debit's receipt),
+ * 5 claim, 6 ledger, 7 ledger by time, 8 record, 9 active set, 10 statistics hash, 11.. indexes.
+ * ARGV: 1-10 the debit's (DEBIT_LUA), 11 id, 12 fingerprint, 13 claim TTL ('' no key), 14 record
+ * JSON, 15 record TTL, 16 ledger entry JSON, 17 now (ms), 18 active cap (-1 none), 19 score,
+ * 20 index cutoff score, 21.. statistics (field, increment) pairs.
+ * Returns {1, balance}; {5, id, fingerprint} for a claimed key; {6, cap}; or the debit's refusal.
+ */
+const ACCEPT = `
+local function debit()
+${DEBIT_LUA}
+end
+${claimLua(5, 11)}
+local cap = tonumber(ARGV[18])
+if cap >= 0 and redis.call('SCARD', KEYS[9]) >= cap then return {6, cap} end
+local d = debit()
+if d[1] ~= 1 then return d end
+redis.call('HSET', KEYS[6], ARGV[11], ARGV[16])
+redis.call('ZADD', KEYS[7], tonumber(ARGV[17]), ARGV[11])
+redis.call('SET', KEYS[8], ARGV[14], 'EX', tonumber(ARGV[15]))
+claim()
+if cap >= 0 then redis.call('SADD', KEYS[9], ARGV[11]) end
+for i = 11, #KEYS do
+  redis.call('ZADD', KEYS[i], tonumber(ARGV[19]), ARGV[11])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. ARGV[20])
+  redis.call('EXPIRE', KEYS[i], tonumber(ARGV[15]))
+end
+if #ARGV > 20 then
+  for i = 21, #ARGV, 2 do redis.call('HINCRBY', KEYS[10], ARGV[i], tonumber(ARGV[i + 1])) end
+  redis.call('EXPIRE', KEYS[10], tonumber(ARGV[15]))
+end
+return {1, d[2]}
+`;
+
+/** What accept answers: 202 with a new job, or 200 with the job a repeated key names. */
+export interface Accepted {
+  status: 200 | 202;
+  data: unknown;
+  meta: Record<string, unknown>;
+  /** The new job's path (202 only). */
+  id: string;
+}
+
+type Kind<B, P, R extends JobRecord> = PaidJobKind<B, P, R>;
+
+/** The original job of a claimed key: 200 with it, or 409 when the claim was made with another fingerprint. */
+async function repeat<R extends JobRecord>(services: Services, kind: Kind<unknown, unknown, R>, org: string, claim: { id: string; fingerprint: string }, fingerprint: string): Promise<Accepted> {
+  if (claim.fingerprint !== fingerprint) throw conflictingClaim();
+  const rec = await loadRecord(services, kind, org, claim.id);
+  // The record is written with the claim and outlives it; only a record expired under its claim is missing.
+  if (!rec) throw conflictingClaim();
+  return { status: 200, data: kind.view(rec), meta: { idempotency_reused: true, credits_reserved: 0, credits_charged: 0 }, id: rec.id };
+}
+
+/** Reads a claim's `<id>|<fingerprint>`. */
+const parseClaim = (v: string) => ({ id: v.slice(0, v.indexOf('|')), fingerprint: v.slice(v.indexOf('|') + 1) });
+
+/** Accepts one request for a job of `kind` (see the module comment). */
+export async function accept<B, P, R extends JobRecord>(services: Services, kind: Kind<B, P, R>, auth: AuthState, raw: unknown, idemKey: string | null): Promise<Accepted> {
+  const { rk, config, redis } = services;
+  const { key } = auth;
+  const body = await kind.parse(services, auth, raw);
+  const fingerprint = fingerprintOf(kind.name, key.id, raw);
+  const claimKey = idemKey ? rk.idemClaim(key.org, key.user, kind.name, idemKey) : rk.idemClaim(key.org, key.user, kind.name, '-');
+  if (idemKey) {
+    const earlier = await redis.get(claimKey);
+    if (earlier) return repeat(services, kind, key.org, parseClaim(earlier), fingerprint);
+  }
+
+  const id = `${kind.idPrefix}_${randomUUID().replace(/-/g, '')}`;
+  const plan = await kind.plan(services, auth, body, id);
+  const now = Date.now();
+  const day = new Date(now).toISOString().slice(0, 10);
+  const reservation: Reservation = { id, kind: kind.name, org: key.org, key_id: key.id, milli: plan.reserve.milli, rows: plan.reserve.rows, day, at: now };
+  const record = { ...plan.record, version: 0, reservation } as unknown as R;
+  const ttl = kind.recordTtlS(config);
+  const cap = kind.activeCap(config);
+  // The sweeper finds organizations here; written first, so a crash right after the debit is still found.
+  await redis.sadd(rk.ledgerOrgs(), key.org);
+  const keys = [rk.credits(key.org), rk.usage(key.org, key.id), rk.dailyRows(key.org, key.id, day), rk.paid(key.org, '-'), claimKey, rk.ledger(key.org), rk.ledgerByTime(key.org), kind.recordKey(rk, key.org, id), rk.activeJobs(key.org, kind.name), plan.stats?.key ?? rk.paid(key.org, '-'), ...plan.indexes];
+  const debitArgs = [plan.reserve.milli, plan.reserve.rows, plan.reserve.dailyRows, plan.reserve.dailyCap, 0, 0, 0, 0, key.budget?.total_milli ?? -1, key.budget?.daily_milli ?? -1];
+  const args = [...debitArgs, id, fingerprint, idemKey ? CLAIM_TTL_S : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, ...Object.entries(plan.stats?.incr ?? {}).flat()];
+  let res: (string | number)[];
+  try {
+    res = (await redis.eval(ACCEPT, keys.length, ...keys, ...args)) as (string | number)[];
+  } catch (err) {
+    // A command of the script failed part-way: give back what it did (the ledger entry says whether the debit happened).
+    await undo(services, kind, reservation, claimKey, (err as Error).message);
+    throw err;
+  }
+  const code = Number(res[0]);
+  if (code === CLAIMED) return repeat(services, kind, key.org, { id: String(res[1]), fingerprint: String(res[2]) }, fingerprint);
+  if (code === 6) throw activeCapReached(kind.name, Number(res[1]));
+  if (code !== 1) throw refused(code, Number(res[1]), plan.reserve.milli, key, kind.describe(body));
+
+  try {
+    await services.jobs.add(kind, id, plan.payload);
+  } catch (err) {
+    await undo(services, kind, reservation, claimKey, (err as Error).message);
+    throw err;
+  }
+  return { status: 202, data: kind.view(record), meta: { credits_reserved: toCredits(plan.reserve.milli), credits_charged: 0, ...plan.meta }, id };
+}
+
+/** Undoes an accept that did not reach the queue: the reservation released (if debited), the record failed, the claim freed (if ours). */
+async function undo(services: Services, kind: Kind<unknown, unknown, JobRecord>, reservation: Reservation, claimKey: string, reason: string): Promise<void> {
+  const { redis, rk, log } = services;
+  try {
+    if (await redis.hexists(rk.ledger(reservation.org), reservation.id)) await release(services, kind, reservation, `Not started: ${reason}; the reservation was released`);
+    const claim = await redis.get(claimKey);
+    if (claim?.startsWith(`${reservation.id}|`)) await redis.del(claimKey);
+  } catch (err) {
+    // The sweeper releases what is left; the caller still gets the first error.
+    log.error({ err: (err as Error).message, job: reservation.id, kind: kind.name }, 'undo of a job accept failed; the sweeper will release it');
+  }
+}
+
+/** 429 when the organization has `cap` jobs of the kind queued or running. */
+function activeCapReached(kind: string, cap: number): ApiError {
+  const what = kind === 'exports' ? 'exports' : `${kind} jobs`;
+  return new ApiError('RATE_LIMITED', `The organization has ${cap} ${what} queued or running; wait for one to finish`, [
+    { field: kind, issue: 'rate_limited', expected: `at most ${cap} queued or running ${what} per organization` },
+  ]).withHeaders({ 'Retry-After': '5' });
+}
+
+/** The one place a refused reservation becomes an error: 402 (pool or budget) or 429 (daily rows). */
+function refused(code: number, balance: number, milli: number, key: AuthState['key'], what: string): ApiError {
+  if (code === 4) return budgetExhausted(key, milli);
+  if (code === 2) return new ApiError('DAILY_CAP_EXCEEDED', `${what} would pass this key's daily row cap`, [{ field: 'max_rows', issue: 'daily_row_cap' }]);
+  return new ApiError('INSUFFICIENT_CREDITS', `${what} reserves ${toCredits(milli)} credits; the organization has ${toCredits(balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
+}

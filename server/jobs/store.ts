@@ -1,0 +1,105 @@
+/**
+ * The job store: load, list and save job records of every kind. A save is a compare-and-set on
+ * the status and version the writer read, and only along TRANSITIONS: a worker whose lease lapsed
+ * and whose job another worker has since moved on cannot write its stale copy (the write is
+ * refused and logged, never applied). The same script keeps the organization's active set (kinds
+ * with a cap) and the record's status index (writing jobs) in step with the status.
+ */
+import type { Services } from '../context.ts';
+import { TRANSITIONS, isFinished, type JobRecord, type PaidJobKind } from './kind.ts';
+
+/**
+ * KEYS: record, active set, index of the old status, index of the new (the record key again
+ * when none). ARGV: status read, version read, JSON to write, TTL, id, 1 when the new status is
+ * final, score. 1 when written; 0 when the record is gone; -1 when it changed since it was read.
+ */
+const SAVE = `
+local cur = redis.call('GET', KEYS[1])
+if not cur then return 0 end
+local rec = cjson.decode(cur)
+if rec.status ~= ARGV[1] or tostring(rec.version or 0) ~= ARGV[2] then return -1 end
+redis.call('SET', KEYS[1], ARGV[3], 'EX', tonumber(ARGV[4]))
+if ARGV[6] == '1' then redis.call('SREM', KEYS[2], ARGV[5]) end
+if KEYS[3] ~= KEYS[4] then
+  if KEYS[3] ~= KEYS[1] then redis.call('ZREM', KEYS[3], ARGV[5]) end
+  if KEYS[4] ~= KEYS[1] then
+    redis.call('ZADD', KEYS[4], tonumber(ARGV[7]), ARGV[5])
+    redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
+  end
+end
+return 1
+`;
+
+/** A write refused because the record changed since it was read (another worker has the job). */
+export class StaleJobError extends Error {
+  constructor(kind: string, id: string) {
+    super(`${kind} job ${id}: the record changed since this worker read it; its write was refused`);
+  }
+}
+
+/** Org of a record: from its reservation (every kind's records carry one). */
+const orgOf = (r: JobRecord): string => r.reservation.org;
+
+/** A stored record; records saved before versions existed read as version 0. */
+export async function loadRecord<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, id: string): Promise<R | null> {
+  const raw = await services.redis.get(kind.recordKey(services.rk, org, id));
+  if (!raw) return null;
+  const r = JSON.parse(raw) as R;
+  r.version ??= 0;
+  return r;
+}
+
+/** Records by id (an index page), in the order given; ids whose record expired are left out. */
+export async function loadRecords<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, ids: readonly string[]): Promise<R[]> {
+  if (!ids.length) return [];
+  const raws = await services.redis.mget(ids.map((id) => kind.recordKey(services.rk, org, id)));
+  return raws.filter((x): x is string => x !== null).map((x) => {
+    const r = JSON.parse(x) as R;
+    r.version ??= 0;
+    return r;
+  });
+}
+
+/**
+ * One page of records listed in every one of `sets` (sorted sets of one organization's slot, by
+ * creation), newest first, and how many there are.
+ */
+export async function listIndexed<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, sets: readonly string[], page: { from: number; size: number }): Promise<{ records: R[]; total: number }> {
+  const { redis } = services;
+  let ids: string[];
+  let total: number;
+  if (sets.length > 1) {
+    const all = (await redis.call('ZINTER', sets.length, ...sets, 'AGGREGATE', 'MAX')) as string[];
+    // ZINTER answers in ascending score (creation) order: newest first is the reverse.
+    all.reverse();
+    total = all.length;
+    ids = all.slice(page.from, page.from + page.size);
+  } else {
+    [ids, total] = await Promise.all([redis.zrevrange(sets[0], page.from, page.from + page.size - 1), redis.zcard(sets[0])]);
+  }
+  return { records: await loadRecords(services, kind, org, ids), total };
+}
+
+/**
+ * Moves `current` (as read) to `current` with `patch` applied and its version bumped. Returns
+ * the saved record; throws StaleJobError when the record changed since it was read, and an
+ * Error for a transition TRANSITIONS does not allow.
+ */
+export async function advance<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, current: R, patch: Partial<R>): Promise<R> {
+  const next = { ...current, ...patch, version: current.version + 1 } as R;
+  if (!TRANSITIONS[current.status].includes(next.status)) throw new Error(`${kind.name} job ${current.id}: no transition from ${current.status} to ${next.status}`);
+  const { rk, config } = services;
+  const org = orgOf(current);
+  const recordKey = kind.recordKey(rk, org, current.id);
+  const from = kind.statusIndex(rk, current, current.status) ?? recordKey;
+  const to = kind.statusIndex(rk, next, next.status) ?? recordKey;
+  const keys = [recordKey, rk.activeJobs(org, kind.name), from, to];
+  const args = [current.status, current.version, JSON.stringify(next), kind.recordTtlS(config), current.id, isFinished(next.status) ? 1 : 0, kind.score(next)];
+  const res = Number(await services.redis.eval(SAVE, keys.length, ...keys, ...args));
+  if (res !== 1) {
+    services.log.warn({ kind: kind.name, job: current.id, org, from: current.status, to: next.status, version: current.version }, 'stale job write refused');
+    throw new StaleJobError(kind.name, current.id);
+  }
+  await kind.afterSave?.(services, next);
+  return next;
+}

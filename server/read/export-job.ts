@@ -1,0 +1,190 @@
+/**
+ * The async export job kind (server/jobs/kind.ts): its body (a resource, `max_rows`, `gzip` and
+ * the list parameters), its price (the exact count × the row price, reserved at accept), its run
+ * (the synchronous export's walk into a file, `<file>.<run>.part` renamed when complete) and its
+ * settlement (rows written kept, the rest given back).
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { Services } from '../context.ts';
+import type { AuthState } from '../middleware/auth.ts';
+import { assertScope } from '../middleware/auth.ts';
+import { ENTITIES, findEntity } from '../../mappings/index.ts';
+import type { EntityDef } from '../../mappings/types.ts';
+import { invalid, type ErrorDetail } from '../errors.ts';
+import { toCredits } from '../pricing.ts';
+import type { PaidJobKind } from '../jobs/kind.ts';
+import { isFinished } from '../jobs/kind.ts';
+import { advance, loadRecord, StaleJobError } from '../jobs/store.ts';
+import { settle } from '../jobs/settle.ts';
+import { authorizeList, tierNeeded } from './authorize.ts';
+import { chargeMilli } from './charge.ts';
+import { exportCsv, exportParams, parseExportRequest, planExport } from './export.ts';
+import { repeatableParams } from './filters.ts';
+import { queryOfObject, type RawQuery } from './request.ts';
+import { exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from './async-export.ts';
+
+/** A parsed POST /v1/exports body. */
+export interface ExportBody {
+  def: EntityDef;
+  q: RawQuery;
+  maxRows: number;
+  gzip: boolean;
+}
+
+/** The rows an organization pays for, as a settlement recorded them. */
+const paidRows = (outcome: string): number => Number(outcome) || 0;
+
+const creditsFor = (p: ExportPayload, rows: number): number => (p.rows ? toCredits(Math.round((p.charge.milli / p.rows) * rows)) : 0);
+
+/** Keeps `kept` rows of the reservation, gives back the rest, once; returns the rows paid for (this settlement's or an earlier one's). */
+async function settleRows(services: Services, p: ExportPayload, kept: number): Promise<number> {
+  const back = p.rows - kept;
+  // The payload says what was reserved (also for jobs accepted before records carried their reservation).
+  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
+  const { outcome } = await settle(services, exportJobKind, reservation, { backMilli: p.rows ? Math.round((back * p.charge.milli) / p.rows) : 0, backRows: back, outcome: String(kept) });
+  return paidRows(outcome);
+}
+
+export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = {
+  name: 'exports',
+  idPrefix: 'exp',
+  releasedOutcome: '0',
+  describe: (b) => `An export of up to ${b.maxRows} rows`,
+  recordKey: (rk, org, id) => rk.exportJob(org, id),
+  recordTtlS,
+  settledFlag: (rk, org, id) => rk.exportSettled(org, id),
+  activeCap: (config) => config.exportMaxActive,
+  statusIndex: () => null,
+  score: (r) => Date.parse(r.created_at),
+  view: jobView,
+  releasedRecord: (r, reason) => ({ ...r, status: 'failed', credits_charged: 0, completed_at: new Date().toISOString(), error: reason }),
+
+  async parse(services, auth, raw) {
+    const { config } = services;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid({ field: 'body', issue: 'invalid_type', expected: 'a JSON object' });
+    const { resource, max_rows: maxRows, gzip, ...params } = raw as Record<string, unknown>;
+    const def = typeof resource === 'string' ? findEntity(resource) : undefined;
+    if (!def) throw invalid({ field: 'resource', issue: resource === undefined ? 'missing_required' : 'invalid_value', expected: ENTITIES.map((d) => d.name) });
+    assertScope(auth.key, `read:${def.name}`);
+    const problems: ErrorDetail[] = [];
+    if (!Number.isInteger(maxRows) || (maxRows as number) < 1) problems.push({ field: 'max_rows', issue: maxRows === undefined ? 'missing_required' : 'invalid_integer', expected: `a whole number from 1 to ${config.exportMaxRows}` });
+    else if ((maxRows as number) > config.exportMaxRows) problems.push({ field: 'max_rows', issue: 'out_of_range', expected: `at most ${config.exportMaxRows} rows in one export` });
+    if (gzip !== undefined && typeof gzip !== 'boolean') problems.push({ field: 'gzip', issue: 'invalid_type', expected: 'true or false' });
+    const allowed = exportParams(def).filter((p) => p !== 'limit' && p !== 'page_size');
+    const q = queryOfObject(params, { allowed, repeatable: repeatableParams(def) }, problems);
+    if (problems.length) throw invalid(problems);
+    // The list parameters' own rules, before anything is counted.
+    parseExportRequest(def, q);
+    return { def, q, maxRows: maxRows as number, gzip: gzip === true };
+  },
+
+  async plan(services, auth, body, id) {
+    const { def, q, maxRows, gzip } = body;
+    const req = { ...parseExportRequest(def, q).list, pageSize: maxRows };
+    const { grant, index, body: search, count, rows } = await planExport(services, auth, req);
+    const milli = chargeMilli({ def, tier: grant.projection.tier, rows, signals: req.signals });
+    const day = new Date().toISOString().slice(0, 10);
+    const record: Omit<ExportJob, 'version' | 'reservation'> = {
+      id,
+      org: auth.key.org,
+      resource: def.name,
+      tier: tierNeeded(auth.key, req, grant),
+      sandbox: auth.sandbox,
+      status: 'queued',
+      gzip,
+      rows_reserved: rows,
+      rows_written: 0,
+      percent: 0,
+      attempts: 0,
+      credits_reserved: toCredits(milli),
+      credits_charged: null,
+      created_at: new Date().toISOString(),
+      completed_at: null,
+      expires_at: null,
+      error: null,
+      file: exportFileName(auth.key.org, id, gzip),
+      charge: { milli, credits: toCredits(milli), day, cacheHit: false },
+    };
+    const { secret_hash: _h, ...key } = auth.key;
+    const payload: ExportPayload = { id, org: auth.key.org, key, dataNamespace: auth.dataNamespace, sandbox: auth.sandbox, resource: def.name, q, maxRows, index, body: search, rows, charge: record.charge };
+    return {
+      reserve: { milli, rows, dailyRows: rows, dailyCap: services.config.dailyRowCap },
+      record,
+      payload,
+      indexes: [services.rk.exportJobs(auth.key.org)],
+      meta: { total_count: count },
+    };
+  },
+
+  async run(services, p, attempt) {
+    let job = await loadRecord(services, exportJobKind, p.org, p.id);
+    if (!job || isFinished(job.status)) return;
+    const def = findEntity(p.resource);
+    if (!def) throw new Error(`unknown resource ${p.resource}`);
+    const req = { ...parseExportRequest(def, p.q).list, pageSize: p.maxRows };
+    const auth: AuthState = { key: { ...p.key, secret_hash: '' }, dataNamespace: p.dataNamespace, sandbox: p.sandbox, headOnly: false };
+    const grant = authorizeList(auth.key, req);
+    const dir = services.config.exportDir;
+    // A file per run: a run given to another worker never writes into a file a stalled run still holds.
+    const part = join(dir, `${job.file}.${randomUUID().slice(0, 8)}.part`);
+    job = await advance(services, exportJobKind, job, { status: 'running', attempts: attempt.number, rows_written: 0, percent: 0, error: null });
+    let written = 0;
+    try {
+      await mkdir(dir, { recursive: true });
+      const csv = exportCsv(services, auth, {
+        req,
+        grant,
+        index: p.index,
+        body: p.body,
+        rows: p.rows,
+        charge: p.charge,
+        onRows: async (sent) => {
+          written = sent;
+          job = await advance(services, exportJobKind, job!, { rows_written: sent, percent: p.rows ? Math.floor((sent * 100) / p.rows) : 100 });
+        },
+      });
+      const out = createWriteStream(part);
+      if (job.gzip) await pipeline(Readable.from(csv), createGzip(), out);
+      else await pipeline(Readable.from(csv), out);
+      await rename(part, join(dir, job.file));
+    } catch (err) {
+      await rm(part, { force: true }).catch(() => {});
+      // Another worker has this job now: it settles; this run writes nothing more.
+      if (err instanceof StaleJobError) throw err;
+      if (attempt.final) await exportJobKind.failed(services, p, (err as Error).message);
+      else await advance(services, exportJobKind, job, { status: 'queued', error: `Run ${attempt.number} failed; it will be retried from the first row` });
+      throw err;
+    }
+    const paid = await settleRows(services, p, written);
+    await advance(services, exportJobKind, job, {
+      status: 'completed',
+      rows_written: written,
+      percent: 100,
+      credits_charged: creditsFor(p, paid),
+      completed_at: new Date().toISOString(),
+      expires_at: new Date(Date.now() + services.config.exportTtlH * 3_600_000).toISOString(),
+    });
+  },
+
+  async failed(services, p, reason) {
+    services.log.error({ err: reason, org: p.org, export: p.id }, 'export failed');
+    for (let i = 0; i < 5; i++) {
+      const job = await loadRecord(services, exportJobKind, p.org, p.id);
+      if (!job || job.status === 'completed') return;
+      const paid = await settleRows(services, p, 0);
+      if (job.status === 'failed') return;
+      try {
+        await advance(services, exportJobKind, job, { status: 'failed', credits_charged: creditsFor(p, paid), completed_at: new Date().toISOString(), error: 'The export failed; the reservation was released' });
+        return;
+      } catch (err) {
+        if (!(err instanceof StaleJobError)) throw err;
+      }
+    }
+  },
+};
