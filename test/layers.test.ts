@@ -67,6 +67,15 @@ t('only core/config.ts reads process.env below the CLI', async () => {
   assert.equal(readers, []);
 });
 
+t('routes of paid jobs reach job state only through the job layer (server/jobs/), never Redis directly', async () => {
+  const found: string[] = [];
+  for (const file of ['server/routes/exports.ts', 'server/routes/writing-jobs.ts']) {
+    const text = await readFile(join(ROOT, file), 'utf8');
+    if (/services\.redis\b|\bredis\.(get|set|mget|eval|call|zadd|zrevrange|del)\(/.test(text)) found.push(file);
+  }
+  assert.equal(found, []);
+});
+
 t('no code outside mappings/ asks for an entity by name', async () => {
   const found: string[] = [];
   for (const layer of ['server', 'ingest', 'cli', 'core']) {
