@@ -6,8 +6,7 @@
  * undo that could not reach Redis. Settlement is by the job's flag (settle.ts), so two sweepers,
  * or a sweeper and a late worker, release it once.
  *
- * Every process that runs workers sweeps every BINTEL_JOB_SWEEP_AFTER_S / 2 seconds;
- * `bintel jobs sweep` runs one pass.
+ * Every process that runs workers sweeps every BINTEL_JOB_SWEEP_AFTER_S / 2 seconds.
  */
 import type { Services } from '../context.ts';
 import { loadRecord } from './store.ts';

@@ -9,6 +9,7 @@ import { ENTITIES, ENTITY_NAMES, entity } from '../../mappings/index.ts';
 import { OPTION_KEY_NAMES } from '../../mappings/filter-options.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { CREATE_KEY_SCHEMA } from '../routes/api-keys.ts';
+import { JOB_STATUSES } from '../jobs/kind.ts';
 import { BROKER_LOOKUP_PARAMS, COMPANY_LOOKUP_PARAMS, IDS_BODY_SCHEMA, READ_PARAMS, personnelBatchSchema } from '../routes/lookup.ts';
 import { detailParams } from '../routes/read.ts';
 import { BULK_BODY_SCHEMA, PAIR_BODY_SCHEMA, TAG_ENTITIES_QUERY_SCHEMA, TAG_LIST_QUERY_SCHEMA } from '../routes/tags.ts';
@@ -153,8 +154,8 @@ function filterOptionOperations(): Operation[] {
 /** Async exports (server/routes/exports.ts): an extension beyond the spec. */
 function exportJobOperations(): Operation[] {
   const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: '^exp_[0-9a-f]{32}$' });
-  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, tier: { type: 'string', enum: ['basic', 'advanced'], description: 'The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them.' }, sandbox: { type: 'boolean' }, status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' }, attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' } } };
-  const paging = pagedParameters('Exports');
+  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, tier: { type: 'string', enum: ['basic', 'advanced'], description: 'The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them.' }, sandbox: { type: 'boolean' }, status: { type: 'string', enum: [...JOB_STATUSES] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' }, attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' } } };
+  const paging = pagedParameters('Exports', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] } }, about: { status: 'Only jobs in this state.' } });
   const readable = "A job is read only by keys that could read its rows: read:<resource>, a tier for the resource at least the job's (`tier`), and the job's side (test keys sandbox jobs, live keys live ones)";
   const body: Schema = {
     type: 'object',
@@ -163,7 +164,7 @@ function exportJobOperations(): Operation[] {
     additionalProperties: { type: 'string', description: "A list parameter of the resource, as in the list's query string." },
   };
   return [
-    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key returns the same job (409 when it names a job this key may not read). 202 Accepted with Location. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default 5) exports queued or running.', access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402, 429] },
+    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key: a repeat with the same body returns the same job (200, meta.idempotency_reused), another body or another key is 409. 202 Accepted with Location; meta.credits_reserved is the reservation, meta.credits_charged 0 until the job settles. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default 5) exports queued or running.', access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402, 429] },
     { method: 'get', path: '/v1/exports', tag: 'exports', summary: "The organization's exports this key may read, newest first", description: `${readable}; the list and total_count leave the others out.`, access: KEY, parameters: paging, success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
     { method: 'get', path: '/v1/exports/{id}', tag: 'exports', summary: 'Status and progress of an export', description: `${readable}; any other is 404, as an unknown id.`, access: KEY, parameters: [id], success: { data: job }, errors: [404] },
     { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: `${readable}; any other is 404, as an unknown id. 409 before completion, 410 once expired.`, access: KEY, parameters: [id], success: { media: 'text/csv' }, errors: [404, 409, 410] },
@@ -259,7 +260,7 @@ function writingJobOperations(): Operation[] {
       description: 'Live keys. Reserves 5 (email) or 3 (LinkedIn) credits by default; charged on completion only, released on failure. Idempotency-Key: a repeat returns the original job (200, meta.idempotency_reused). dry_run=true answers 200 with the resolved context and the estimate, creating nothing. include_ai_costs and force_failure: internal tokens only.',
       body: { schema: START_JOB_SCHEMA, example }, success: { data: { oneOf: [job, dryRun] }, created: true }, errors: [...BODY, 402, 409],
     },
-    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: pagedParameters('Jobs', { properties: { status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] }, channel: { type: 'string', enum: ['email', 'linkedin'] } }, about: { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.' } }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: pagedParameters('Jobs', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] }, channel: { type: 'string', enum: ['email', 'linkedin'] } }, about: { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.' } }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
     {
       method: 'get', path: '/v1/writing-jobs/{job_id}', tag: 'writing', summary: 'A writing job, with a bounded long poll', access: scope('writing:read'),
       description: 'With wait_ms, answers as soon as the job has an event beyond last_event_count (or beyond its count when the request came), when it is done, or when wait_ms pass.',
