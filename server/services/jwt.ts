@@ -19,15 +19,20 @@
  * A verified token becomes a key record (`id` `jwt_<jti>`), so scopes, tiers, the sandbox,
  * the organization's pool, rate limits, caps, crawl detection and tags work as for a key. It is
  * never a root key (it cannot create API keys).
+ *
+ * Verified tokens are kept per process (by the SHA-256 of the token, at most VERIFIED_MAX, each
+ * until its exp): a repeated token costs a hash and a map lookup instead of a signature check,
+ * so a JWT costs what a key costs. Nothing about a token can change before its exp but its
+ * revocation, which the auth step checks in Redis on every call, cached or not.
  */
-import { createPrivateKey, createPublicKey, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Config } from '../../core/config.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { ApiError, unauthorized, type IssueCode } from '../errors.ts';
 import { isKnownScope } from '../scopes.ts';
-import { ID_RE, type KeyRecord } from './keys.ts';
+import { deepFreeze, ID_RE, type KeyRecord } from './keys.ts';
 
 /** A string that looks like a JWS compact token (three base64url parts, the last possibly empty: alg none). */
 export const looksLikeJwt = (s: string): boolean => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(s);
@@ -112,8 +117,15 @@ export function jwtWarnings(jwt: Config['jwt']): string[] {
   return [`${source} is set without ${missing.join(' and ')}: any token this key signed is accepted, whoever it was issued for; set ${missing.join(' and ')} unless the key signs for bintel alone`];
 }
 
+/** Verified tokens kept per process. */
+const VERIFIED_MAX = 10_000;
+
 export class JwtService {
   private readonly verifier: Verifier | null;
+  /** Verified tokens by the hash of the token, oldest first (see the module comment). */
+  private readonly verified = new Map<string, { key: KeyRecord; exp: number }>();
+  /** Verifications answered from `verified` (for tests and benchmarks). */
+  cacheHits = 0;
 
   /** `log` hears the configuration's warnings (jwtWarnings) once, at construction. */
   constructor(
@@ -128,8 +140,23 @@ export class JwtService {
     return this.verifier !== null;
   }
 
-  /** Verifies a token: its key record and expiry (seconds), or a 401 naming the issue. */
+  /** Verifies a token: its key record and expiry (seconds), or a 401 naming the issue. A token verified before and not expired is answered from memory. */
   async verify(token: string): Promise<{ key: KeyRecord; exp: number }> {
+    const h = createHash('sha256').update(token).digest('base64url');
+    const seen = this.verified.get(h);
+    if (seen && seen.exp > Date.now() / 1000) {
+      this.cacheHits++;
+      return seen;
+    }
+    if (seen) this.verified.delete(h);
+    const fresh = await this.verifyFully(token);
+    if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(h, fresh);
+    return fresh;
+  }
+
+  /** The signature, the claims and the lifetime, checked with jose. */
+  private async verifyFully(token: string): Promise<{ key: KeyRecord; exp: number }> {
     if (!this.verifier) throw fail('tokens_not_accepted', 'This service takes API keys only: no JWT verification key is configured (BINTEL_JWT_SECRET, BINTEL_JWT_PUBLIC_KEY or BINTEL_JWT_JWKS)');
     let payload: JWTPayload;
     try {
@@ -148,7 +175,7 @@ export class JwtService {
     }
     const exp = payload.exp as number;
     this.checkLifetime(exp, payload.iat, Math.floor(Date.now() / 1000));
-    return { key: keyOfClaims(payload), exp };
+    return { key: deepFreeze(keyOfClaims(payload)), exp };
   }
 
   /** A token lives at most maxTtlS after its iat and after now; its iat lies at most CLOCK_SKEW_S ahead. */

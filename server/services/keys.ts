@@ -165,7 +165,7 @@ export interface Authenticated {
 const PARSED_MAX = 10_000;
 
 /** Freezes a parsed record and what it holds: one object serves every request of the key. */
-function deepFreeze<T>(v: T): T {
+export function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object' && !Object.isFrozen(v)) {
     for (const x of Object.values(v)) deepFreeze(x);
     Object.freeze(v);
