@@ -66,8 +66,8 @@ export function fullFormRow(w: World, p: FilingPlan): GenRow {
   const active = participantsIn(s, p.year, rng) + p.version * 5;
   const boy = participantsIn(s, p.year - 1, rng);
   const extension = rng.chance(0.3);
-  const selfFunded = rng.chance(active > 500 ? 0.5 : 0.1);
-  const lines = linesOf(rowRng(combine(w.sponsorKey, p.year), p.j, 2));
+  const selfFunded = rowRng(w.sponsorKey, p.j, 9).chance(s.base > 500 ? 0.5 : 0.1);
+  const lines = linesOf(rowRng(w.sponsorKey, p.j, 2));
   const adminSame = rng.chance(0.7);
   return {
     cp1252: rng.chance(0.5),
@@ -133,7 +133,7 @@ export function shortFormRow(w: World, p: FilingPlan): GenRow {
 /** The Schedule A contracts of a full-form filing, one per insurance line, each with its Part I broker lines. */
 export function contractsOf(w: World, p: FilingPlan): { contract: GenRow; brokers: GenRow[] }[] {
   const s = p.sponsor;
-  const lines = linesOf(rowRng(combine(w.sponsorKey, p.year), p.j, 2));
+  const lines = linesOf(rowRng(w.sponsorKey, p.j, 2));
   const rng = rowRng(combine(w.sponsorKey, p.year), p.j, 3);
   const active = participantsIn(s, p.year, rowRng(combine(w.sponsorKey, p.year), p.j, 1)) + p.version * 5;
   const month = 1 + (combine(p.j, 5) % 12);
@@ -141,8 +141,8 @@ export function contractsOf(w: World, p: FilingPlan): { contract: GenRow; broker
   const firmRng = rowRng(combine(w.firmKey, era(s.brokerSwitchYear)), p.j);
   const firm = pickFirm(w, firmRng);
   const office = firmRng.int(0, firmOf(w, firm).offices - 1);
-  const carrierRng = rowRng(combine(w.sponsorKey, 11 + era(s.carrierSwitchYear)), p.j);
   return lines.map(([indicator], k) => {
+    const carrierRng = rowRng(combine(w.sponsorKey, 11 + era(s.carrierSwitchYear)), p.j, k);
     const premium = Math.round(active * (k === 0 ? rng.logNormal(7000, 0.3) : rng.logNormal(400, 0.4)));
     const commission = Math.round(premium * rng.range(0.02, 0.06));
     const contract: GenRow = {
