@@ -15,7 +15,7 @@ function positiveInt(v: string): number {
 function printSummary(s: ImportSummary): void {
   const c = s.counts;
   const lines = [
-    `read ${s.files.length} files in ${(s.readMs / 1000).toFixed(1)} s: ${c.filings} filings (${c.dfe} DFE skipped, ${c.superseded} superseded by a later or amended filing, ${c.noEin} without an EIN), ${c.contracts} Schedule A contracts, ${c.lines} Part I broker lines (${c.firmOnlyLines} without an address: firm only)`,
+    `read ${s.files.length} files in ${(s.readMs / 1000).toFixed(1)} s: ${c.filings} filings (${c.dfe} DFE skipped, ${c.superseded} superseded by a later or amended filing, ${c.noEin} without an EIN), ${c.contracts} Schedule A contracts, ${c.lines} Part I broker lines (${c.firmOnlyLines} without an address: firm only; ${c.unnamedLines} without a name: skipped)`,
     ...(s.damagedReport ? [`  damaged rows are listed in ${s.damagedReport}`] : []),
     ...(s.skipped.length ? [`  skipped ${s.skipped.length} files that are not datasets`] : []),
     `resolved in ${(s.buildMs / 1000).toFixed(1)} s`,

@@ -65,11 +65,11 @@ export interface Collected {
   plans: Map<string, Filing>;
   contracts: Map<string, Contract[]>;
   lines: Map<string, BrokerLine[]>;
-  counts: { filings: number; dfe: number; superseded: number; noEin: number; contracts: number; lines: number };
+  counts: { filings: number; dfe: number; superseded: number; noEin: number; contracts: number; lines: number; unnamedLines: number };
 }
 
 export function emptyCollected(): Collected {
-  return { plans: new Map(), contracts: new Map(), lines: new Map(), counts: { filings: 0, dfe: 0, superseded: 0, noEin: 0, contracts: 0, lines: 0 } };
+  return { plans: new Map(), contracts: new Map(), lines: new Map(), counts: { filings: 0, dfe: 0, superseded: 0, noEin: 0, contracts: 0, lines: 0, unnamedLines: 0 } };
 }
 
 /** A plain integer amount or count ("" and malformed values are null). */
@@ -136,7 +136,10 @@ export function addContract(c: Collected, f: Facts): void {
 
 export function addBrokerLine(c: Collected, f: Facts): void {
   c.counts.lines++;
-  if (!f.name) return;
+  if (!f.name) {
+    c.counts.unnamedLines++;
+    return;
+  }
   const foreign = !f.address1 && !!f.foreignAddress1;
   push(c.lines, f.ack, {
     ack: f.ack, formId: f.formId, name: f.name, address1: foreign ? '' : f.address1, address2: foreign ? '' : f.address2,

@@ -88,6 +88,7 @@ function damagedWriter(path: string): { add: (d: DamagedRow) => void; close: () 
 }
 
 export async function importForm5500(config: Config, inputs: readonly string[], flags: ImportFlags = {}): Promise<ImportSummary> {
+  if (flags.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.today)) throw new LoadAborted(`--today must be a date YYYY-MM-DD, got "${flags.today}"`, EXIT.usage);
   const log = flags.log === null ? () => {} : (flags.log ?? ((l: string) => process.stderr.write(`${l}\n`)));
   const found = await findDatasetFiles(inputs).catch((err: Error) => {
     throw new LoadAborted(err.message, EXIT.inputRefused);
