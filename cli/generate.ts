@@ -1,11 +1,44 @@
 /**
  * `bintel generate`: seeded synthetic CSVs for every entity (the work is in ingest/generate/).
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GENERATED_FILES, checkGenerateOptions, generate, type GenerateOptions } from '../ingest/generate/index.ts';
+import { generateForm5500 } from '../ingest/form5500/generate/index.ts';
+import { LAYOUT_YEARS } from '../ingest/form5500/datasets.ts';
 import type { EntityName } from '../mappings/types.ts';
 
-type GenerateCliOptions = Omit<GenerateOptions, 'onProgress'>;
+type GenerateCliOptions = Omit<GenerateOptions, 'onProgress'> & { layout: 'bintel' | 'form5500'; year?: number[]; scale: number; zip?: boolean };
+
+/** `--year 2022,2023`: plan years with a DOL layout. */
+function years(value: string): number[] {
+  const ys = value.split(',').map((s) => Number(s.trim()));
+  const bad = ys.find((y) => !LAYOUT_YEARS.includes(y));
+  if (bad !== undefined) throw new InvalidArgumentError(`--year must be plan years ${LAYOUT_YEARS[0]}-${LAYOUT_YEARS[LAYOUT_YEARS.length - 1]}, got "${value}"`);
+  return ys;
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!(n > 0)) throw new InvalidArgumentError(`--scale must be a positive number, got "${value}"`);
+  return n;
+}
+
+/** The DOL-layout datasets (`--layout form5500`). */
+async function generateDol(o: GenerateCliOptions, elapsed: () => string): Promise<void> {
+  if (!o.year) throw new InvalidArgumentError('--layout form5500 needs --year Y (or Y1,Y2)');
+  process.stderr.write(`generating Form 5500 datasets for ${o.year.join(', ')} at scale ${o.scale} into ${o.out} (seed ${o.seed})\n`);
+  let last = 0;
+  const written = await generateForm5500({
+    out: o.out, years: o.year, scale: o.scale, seed: o.seed, zip: o.zip,
+    onProgress: (file, rows) => {
+      if (rows - last < 100_000 && rows > last) return;
+      last = rows;
+      process.stderr.write(`  ${file}: ${fmtInt(rows)} rows, ${elapsed()}\n`);
+    },
+  });
+  for (const d of written) process.stdout.write(`${d.dataset.padEnd(14)} ${d.year}  ${fmtInt(d.rows).padStart(11)} rows  ${fmtBytes(d.bytes).padStart(9)}  ${d.path}\n`);
+  process.stdout.write(`generated in ${elapsed()}\n`);
+}
 
 /** A commander parser for a non-negative integer option ("1000000" or "1_000_000"). */
 function count(flag: string) {
@@ -41,10 +74,15 @@ export function registerGenerateCommand(program: Command): void {
     .option('--broker-offices <n>', 'broker office rows', count('--broker-offices'), 2_000)
     .option('--brokers <n>', 'broker rows', count('--brokers'), 500)
     .option('--seed <s>', 'random seed: the same seed writes byte-identical files', count('--seed'), 42)
+    .addOption(new Option('--layout <layout>', "bintel: the project's CSVs; form5500: the DOL's public datasets (F_5500, F_5500_SF, F_SCH_A, F_SCH_A_PART1)").choices(['bintel', 'form5500']).default('bintel'))
+    .option('--year <years>', 'plan year(s) of the form5500 layout, e.g. 2023 or 2022,2023', years)
+    .option('--scale <s>', 'form5500 size: 1 = a real year (240k + 740k filings, 330k contracts, 300k broker lines)', positive, 0.01)
+    .option('--zip', 'form5500: write <DATASET>_<YEAR>_Latest.zip files as the DOL publishes them')
     .action(async (o: GenerateCliOptions) => {
-      checkGenerateOptions(o);
       const started = process.hrtime.bigint();
       const elapsed = (): string => `${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)}s`;
+      if (o.layout === 'form5500') return generateDol(o, elapsed);
+      checkGenerateOptions(o);
       const totals: Record<EntityName, number> = { brokers: o.brokers, 'broker-offices': o.brokerOffices, companies: o.companies, personnel: o.personnel };
       process.stderr.write(
         `generating into ${o.out} (seed ${o.seed}): ${Object.entries(totals).map(([k, v]) => `${fmtInt(v)} ${k}`).join(', ')}\n`,

@@ -66,7 +66,7 @@ async function withInterrupts<T>(fn: (signal: AbortSignal) => Promise<T>): Promi
 }
 
 /** What differs between loading a file and rebuilding from the live index. */
-interface LoadRun {
+export interface LoadRun {
   def: EntityDef;
   namespace: string;
   records: LoadOptions['records'];
@@ -79,7 +79,7 @@ interface LoadRun {
 }
 
 /** Runs one load with progress and Ctrl-C handling; the summary names the error report when rows were rejected. */
-async function runLoad(config: Config, es: Es, flags: LoadFlags, run: LoadRun): Promise<LoadSummary & { report: string | null }> {
+export async function runLoad(config: Config, es: Es, flags: LoadFlags, run: LoadRun): Promise<LoadSummary & { report: string | null }> {
   let rows = 0;
   const progress = flags.progress === null ? null : new Progress(run.progressLabel, () => ({ rows, fraction: run.fraction(rows) }), flags.progress);
   progress?.begin();
@@ -114,7 +114,7 @@ export async function ingestFile(config: Config, resource: string, file: string,
 }
 
 /** Runs `fn` with the caller's client, or with one of its own that is closed afterwards. */
-async function withClient<T>(config: Config, flags: LoadFlags, fn: (es: Es) => Promise<T>): Promise<T> {
+export async function withClient<T>(config: Config, flags: LoadFlags, fn: (es: Es) => Promise<T>): Promise<T> {
   if (flags.es) return fn(flags.es);
   const es = createEs(config);
   try {

@@ -16,7 +16,7 @@ export const brokerOffices = defineEntity({
   },
   geo: { state: 'state', dma: 'dma' },
   crm: { ein: null, domain: 'domain' },
-  leadSource: () => 'Form 5500 Schedule A',
+  leadSource: (d) => (typeof d.source_record === 'string' ? d.source_record : 'Form 5500 Schedule A'),
   price: { basic: 250, advanced: 1000 },
   filters: [
     filter('filing_year', 'year_or_latest', [], { values: ['latest'] }),
@@ -71,5 +71,6 @@ export const brokerOffices = defineEntity({
     f('long_tail', 'boolean', 'Office of a local (long-tail) broker', derived((d) => (d.brokerage_class ? d.brokerage_class === 'local broker' : null)), { output: false }),
     f('signals', 'keywords', 'Signals on the office', csv(), { blank: true, enum: SIGNAL_NAMES }),
     f('last_updated_at', 'date', 'When the upstream record last changed', csv(), { format: 'iso_date' }),
+    f('source_record', 'keyword', 'Upstream record the row was built from (lead_source.source), e.g. form5500:F_5500:2023:<ACK_ID>', csv(), { output: false }),
   ],
 });

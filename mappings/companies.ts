@@ -29,7 +29,7 @@ export const companies = defineEntity({
     },
   },
   geo: { state: 'state', dma: 'dma' },
-  leadSource: (d) => `Form 5500${d.filing_year ? ` (${d.filing_year})` : ''}`,
+  leadSource: (d) => (typeof d.source_record === 'string' ? d.source_record : `Form 5500${d.filing_year ? ` (${d.filing_year})` : ''}`),
   price: { basic: 250, advanced: 1000 },
   filters: [
     ...COMPANY_SIDE.map((x) => (x.param === 'broker_office' ? filter('broker_office', 'id_or_name', ['broker_office_ids', 'broker_offices']) : x)),
@@ -85,6 +85,7 @@ export const companies = defineEntity({
     f('filing_year', 'integer', 'Plan year of the latest filing', csv(true), { tier: 'advanced', sortable: true, cf: 'numeric', min: 1975, max: 2100 }),
     f('total_premiums', 'long', 'Annual premiums across Schedule A contracts, dollars', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
     f('total_number_of_employees', 'integer', 'Employees', csv(), { sortable: true, cf: 'numeric', blank: true, min: 0 }),
+    f('broker_commissions', 'long', 'Broker commissions and fees on Schedule A, dollars', csv(), { sortable: true, cf: 'numeric', blank: true, min: 0 }),
     f('participants', 'integer', 'Active participants at year end', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
     f('participant_growth', 'double', 'Participant growth over the prior year, percent', csv(), { tier: 'advanced', sortable: true, cf: 'percent', blank: true, min: -100, max: 100000 }),
     f('funding_status', 'keyword', 'Self-Funded or Fully Insured', csv(), { cf: 'exact', blank: true, enum: FUNDING_STATUSES }),
@@ -109,5 +110,6 @@ export const companies = defineEntity({
     f('premium_tier', 'keyword', 'Premium tier', derived((d) => bandOf(PREMIUM_TIERS, num(d, 'total_premiums'))), { cf: 'exact', blank: true }),
     f('signals', 'keywords', 'Signals on the company', csv(), { blank: true, enum: SIGNAL_NAMES }),
     f('last_updated_at', 'date', 'When the upstream record last changed', csv(), { format: 'iso_date' }),
+    f('source_record', 'keyword', 'Upstream record the row was built from (lead_source.source), e.g. form5500:F_5500:2023:<ACK_ID>', csv(), { output: false }),
   ],
 });

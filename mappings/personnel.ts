@@ -28,7 +28,7 @@ export const personnel = defineEntity({
   },
   geo: { state: 'company_state', dma: 'company_dma' },
   crm: { ein: 'company_ein', domain: 'company_domain' },
-  leadSource: (d) => (d.lead_type === 'broker' ? 'Broker directory' : 'Form 5500 contacts'),
+  leadSource: (d) => (typeof d.source_record === 'string' ? d.source_record : d.lead_type === 'broker' ? 'Broker directory' : 'Form 5500 contacts'),
   price: { basic: 500, advanced: 2000 },
   side: { param: 'lead_type', field: 'lead_type', values: LEAD_TYPES },
   callerMembers: ['crm_status', 'tags'],
@@ -96,6 +96,7 @@ export const personnel = defineEntity({
     f('person_state', 'keyword', "The person's USPS state", csv(), { cf: 'exact', blank: true, format: 'usps_state' }),
     f('person_dma', 'keyword', "The person's DMA", csv(), { cf: 'string', blank: true }),
     f('last_updated_at', 'date', 'When the upstream record last changed', csv(), { format: 'iso_date' }),
+    f('source_record', 'keyword', 'Upstream record the row was built from (lead_source.source), e.g. form5500:F_5500:2023:<ACK_ID>', csv(), { output: false }),
     // Company side: the employer, or for broker contacts the broker's own corporate entity.
     f('company_name', 'name', 'Employer name', joined('company:company_name', 'office:broker_name'), { light: true, sortable: true, cf: 'string', blank: true }),
     f('company_ein', 'keyword', 'Employer EIN', joined('company:ein'), { cf: 'exact', blank: true }),

@@ -53,6 +53,10 @@ const ROW_FUNCTIONS: Record<EntityName, (ctx: Ctx, i: number) => Row> = {
 
 const ORDER: readonly EntityName[] = ENTITY_NAMES;
 
+/** Columns only an import of real filings fills (`bintel import form5500`): the generator leaves them blank. */
+const FILING_ONLY = ['source_record', 'broker_commissions'];
+const filingOnly = (header: readonly string[]) => Object.fromEntries(FILING_ONLY.filter((c) => header.includes(c)).map((c) => [c, '']));
+
 /** Checks the counts and seed; throws a RangeError naming the first bad option. */
 export function checkGenerateOptions(opts: Pick<GenerateOptions, keyof Counts | 'seed'>): void {
   for (const k of ['companies', 'personnel', 'brokerOffices', 'brokers', 'seed'] as const) {
@@ -82,7 +86,7 @@ export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
   for (const name of ORDER) {
     const header = csvFields(entity(name)).map((f) => f.name);
     const rowFn = ROW_FUNCTIONS[name];
-    if (rowsOf[name] > 0) checkColumns(name, header, rowFn(ctx, 0));
+    if (rowsOf[name] > 0) checkColumns(name, header, { ...filingOnly(header), ...rowFn(ctx, 0) });
     const path = join(opts.out, GENERATED_FILES[name]);
     bytes[name] = await writeCsv({
       path,

@@ -69,4 +69,4 @@ export async function decorate(services: Services, auth: AuthState, shape: RowSh
 }
 
 /** The fields a search must return for rows of this projection (and what lead_source reads). */
-export const sourceFields = (def: EntityDef, projection: Projection): string[] => [...projection.fields.map((f) => f.name), 'filing_year', ...(def.side ? [def.side.field] : [])];
+export const sourceFields = (def: EntityDef, projection: Projection): string[] => [...projection.fields.map((f) => f.name), 'filing_year', 'source_record', ...(def.side ? [def.side.field] : [])];

@@ -1,0 +1,130 @@
+/**
+ * `bintel import form5500 DIR_OR_ZIP...`: read every dataset file of the inputs (streaming,
+ * a progress line per file), resolve filings, contracts and broker lines into the four
+ * resources, then load each through the existing ingest (a new version, one alias swap per
+ * resource, the validation report), parents first.
+ */
+import { createWriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Config } from '../../core/config.ts';
+import { ENTITY_NAMES, entity } from '../../mappings/index.ts';
+import type { Doc, EntityName } from '../../mappings/types.ts';
+import { ErrorReport } from '../error-report.ts';
+import { EXIT, LoadAborted, type LoadSummary } from '../load.ts';
+import { namespaceFor, runLoad, withClient, type LoadFlags } from '../run.ts';
+import type { RawRow } from '../transform.ts';
+import { buildAll, type Built } from './build.ts';
+import { ADD, emptyCollected, type Collected } from './collect.ts';
+import { DATASETS } from './datasets.ts';
+import { findDatasetFiles, readDataset, type DamagedRow, type DatasetFile } from './read.ts';
+
+export interface ImportFlags extends LoadFlags {
+  /** Prefix of the report files (default ./form5500-import). */
+  errors?: string;
+  /** Day the renewal window is measured from (YYYY-MM-DD; default today). */
+  today?: string;
+  /** One line per file read and per resource loaded (default stderr); null for none. */
+  log?: ((line: string) => void) | null;
+}
+
+export interface FileSummary {
+  file: string;
+  dataset: string;
+  year: number;
+  rows: number;
+  damaged: number;
+  ms: number;
+}
+
+export interface ImportSummary {
+  files: FileSummary[];
+  skipped: string[];
+  damagedReport: string | null;
+  counts: Collected['counts'] & Built['counts'];
+  loads: (LoadSummary & { report: string | null })[];
+  readMs: number;
+  buildMs: number;
+}
+
+/** Batches of raw rows for the load step, from built documents. */
+async function* rowsOf(docs: Doc[], batch = 500): AsyncGenerator<RawRow[]> {
+  for (let i = 0; i < docs.length; i += batch) yield docs.slice(i, i + batch).map((values, k) => ({ row: i + k + 1, line: 0, values }));
+}
+
+/** Reads the files in dataset order (filings before their schedules), into the collected state. */
+async function readAll(files: DatasetFile[], c: Collected, onDamaged: (d: DamagedRow) => void, log: (line: string) => void): Promise<FileSummary[]> {
+  const order = [...files].sort((a, b) => DATASETS.indexOf(a.dataset) - DATASETS.indexOf(b.dataset) || a.year - b.year);
+  const out: FileSummary[] = [];
+  for (const file of order) {
+    const started = Date.now();
+    let rows = 0;
+    let damaged = 0;
+    const add = ADD[file.dataset];
+    for await (const batch of readDataset(file, (d) => (damaged++, onDamaged(d)))) {
+      for (const r of batch) add(c, file.dataset, file.year, r.facts);
+      rows += batch.length;
+    }
+    const ms = Date.now() - started;
+    out.push({ file: file.label, dataset: file.dataset, year: file.year, rows, damaged, ms });
+    log(`read ${file.dataset} ${file.year}: ${rows.toLocaleString('en-US')} rows${damaged ? `, ${damaged} damaged (reported)` : ''}, ${(ms / 1000).toFixed(1)} s, ${Math.round(rows / Math.max(ms / 1000, 0.001)).toLocaleString('en-US')} rows/s  ${file.label}`);
+  }
+  return out;
+}
+
+/** A CSV of damaged rows (file, line, issue), created on the first one. */
+function damagedWriter(path: string): { add: (d: DamagedRow) => void; close: () => Promise<string | null> } {
+  let out: ReturnType<typeof createWriteStream> | null = null;
+  const cell = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  return {
+    add(d) {
+      if (!out) {
+        out = createWriteStream(path);
+        out.write('file,line,issue\n');
+      }
+      out.write(`${cell(d.file)},${d.line},${cell(d.issue)}\n`);
+    },
+    close: () => new Promise((done) => (out ? out.end(() => done(path)) : done(null))),
+  };
+}
+
+export async function importForm5500(config: Config, inputs: readonly string[], flags: ImportFlags = {}): Promise<ImportSummary> {
+  if (flags.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.today)) throw new LoadAborted(`--today must be a date YYYY-MM-DD, got "${flags.today}"`, EXIT.usage);
+  const log = flags.log === null ? () => {} : (flags.log ?? ((l: string) => process.stderr.write(`${l}\n`)));
+  const found = await findDatasetFiles(inputs).catch((err: Error) => {
+    throw new LoadAborted(err.message, EXIT.inputRefused);
+  });
+  for (const s of found.skipped) log(`skipped (not one of F_5500, F_5500_SF, F_SCH_A, F_SCH_A_PART1): ${s}`);
+  if (!found.files.length) throw new LoadAborted(`no Form 5500 dataset files in ${inputs.join(', ')}`, EXIT.inputRefused);
+  const prefix = resolve(flags.errors ?? 'form5500-import');
+  const damaged = damagedWriter(`${prefix}.damaged.csv`);
+  const c = emptyCollected();
+  const readStart = Date.now();
+  const files = await readAll(found.files, c, damaged.add, log);
+  const damagedReport = await damaged.close();
+  const readMs = Date.now() - readStart;
+  const buildStart = Date.now();
+  const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10));
+  const buildMs = Date.now() - buildStart;
+  log(`resolved ${c.plans.size.toLocaleString('en-US')} plans of ${built.counts.sponsors.toLocaleString('en-US')} sponsors (${c.counts.superseded} superseded by a later filing, ${c.counts.dfe} DFE filings skipped): ${ENTITY_NAMES.map((n) => `${built[n].length.toLocaleString('en-US')} ${n}`).join(', ')}`);
+  const loads = await withClient(config, flags, async (es) => {
+    const out: (LoadSummary & { report: string | null })[] = [];
+    for (const name of ENTITY_NAMES) out.push(await loadOne(config, es, flags, name, built[name], prefix));
+    return out;
+  });
+  return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs };
+}
+
+async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags: ImportFlags, name: EntityName, docs: Doc[], prefix: string) {
+  const report = new ErrorReport(`${prefix}.${name}.errors.csv`);
+  await report.reset();
+  return runLoad(config, es, flags, {
+    def: entity(name),
+    namespace: namespaceFor(config, flags.sandbox),
+    records: rowsOf(docs),
+    sourceLabel: `form5500 import (${docs.length} ${name})`,
+    report,
+    allowEmpty: true,
+    progressLabel: `import form5500 ${name}`,
+    fraction: (rows) => (docs.length ? rows / docs.length : 1),
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Reading the DOL datasets: from zips, directories of extracted CSVs or single CSV files,
+ * streaming, with columns found by header name. Each row comes out as its facts (the names of
+ * datasets.ts), decoded field by field (decode.ts); a damaged row is reported with its file and
+ * line and never silently dropped.
+ */
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { columnsOf, datasetOf, type Dataset } from './datasets.ts';
+import { decodeField, RecordReader, type DamagedRecord, type LineRecord } from './decode.ts';
+import { listZip, openEntry } from './zip.ts';
+
+/** One dataset file found in the inputs. */
+export interface DatasetFile {
+  dataset: Dataset;
+  year: number;
+  /** `path` or `zip!entry`, for messages and the error report. */
+  label: string;
+  bytes: number;
+  open: () => Promise<Readable>;
+}
+
+/** A row that could not be read. */
+export interface DamagedRow {
+  file: string;
+  line: number;
+  issue: string;
+}
+
+/** A row's facts: fact name → decoded value ('' when blank or absent in the file's year). */
+export type Facts = Record<string, string>;
+
+export interface FoundFiles {
+  files: DatasetFile[];
+  /** Files that are not one of the four datasets (named and skipped). */
+  skipped: string[];
+}
+
+async function fromZip(path: string, found: FoundFiles): Promise<void> {
+  for (const e of await listZip(path)) {
+    const label = `${path}!${e.name}`;
+    const ds = datasetOf(e.name);
+    if (!ds) found.skipped.push(label);
+    else found.files.push({ ...ds, label, bytes: e.size, open: () => openEntry(path, e) });
+  }
+}
+
+async function fromPath(path: string, found: FoundFiles): Promise<void> {
+  const st = await stat(path).catch(() => null);
+  if (!st) throw new Error(`not found: ${path}`);
+  if (st.isDirectory()) {
+    for (const name of (await readdir(path)).sort()) await fromPath(join(path, name), found);
+    return;
+  }
+  if (/\.zip$/i.test(path)) return fromZip(path, found);
+  const ds = datasetOf(path);
+  if (!ds) found.skipped.push(path);
+  else found.files.push({ ...ds, label: path, bytes: st.size, open: async () => createReadStream(path, { highWaterMark: 256 << 10 }) });
+}
+
+/** Every dataset file in the inputs (zips, directories, CSV files), and what was skipped. */
+export async function findDatasetFiles(inputs: readonly string[]): Promise<FoundFiles> {
+  const found: FoundFiles = { files: [], skipped: [] };
+  for (const input of inputs) await fromPath(resolve(input), found);
+  return found;
+}
+
+/** A row read from a dataset file: its facts and the line it starts on. */
+export interface FactRow {
+  line: number;
+  facts: Facts;
+}
+
+/** Maps a header to the index of each fact's column (-1: not in this file's year). */
+function factIndex(dataset: Dataset, header: readonly string[]): [fact: string, index: number][] {
+  const pos = new Map(header.map((h, i) => [h.trim().toUpperCase(), i]));
+  return Object.entries(columnsOf(dataset)).map(([fact, col]) => [fact, col ? (pos.get(col) ?? -1) : -1]);
+}
+
+/**
+ * Streams the rows of one file in batches (one per chunk read). `onDamaged` receives every
+ * row that cannot be read: a wrong column count or a damaged quote.
+ */
+export async function* readDataset(file: DatasetFile, onDamaged: (d: DamagedRow) => void, onBytes?: (n: number) => void): AsyncGenerator<FactRow[]> {
+  const stream = await file.open();
+  stream.setEncoding('latin1');
+  const reader = new RecordReader();
+  let index: [string, number][] | null = null;
+  let width = 0;
+  const toRows = (records: LineRecord[], bad: DamagedRecord[]): FactRow[] => {
+    for (const b of bad) onDamaged({ file: file.label, line: b.line, issue: b.issue });
+    const rows: FactRow[] = [];
+    for (const r of records) {
+      if (!index) {
+        index = factIndex(file.dataset, r.values);
+        width = r.values.length;
+        continue;
+      }
+      if (r.values.length !== width) {
+        onDamaged({ file: file.label, line: r.line, issue: `wrong_column_count: expected ${width} columns, got ${r.values.length}` });
+        continue;
+      }
+      const facts: Facts = {};
+      for (const [fact, i] of index) facts[fact] = i < 0 ? '' : decodeField(r.values[i].trim());
+      rows.push({ line: r.line, facts });
+    }
+    return rows;
+  };
+  for await (const chunk of stream) {
+    onBytes?.((chunk as string).length);
+    const records: LineRecord[] = [];
+    const bad: DamagedRecord[] = [];
+    reader.push(chunk as string, records, bad);
+    yield toRows(records, bad);
+  }
+  const records: LineRecord[] = [];
+  const bad: DamagedRecord[] = [];
+  reader.end(records, bad);
+  yield toRows(records, bad);
+}

@@ -1,0 +1,116 @@
+/**
+ * Reading the DOL datasets: zips (stored by our writer, read back), header-driven columns of an
+ * older year, UTF-8 then Windows-1252 decoding per field, damaged rows reported with file and
+ * line, files that are not datasets skipped; and the DOL-layout generator writing each year's
+ * exact column order.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { datasetOf, layoutOf } from '../../ingest/form5500/datasets.ts';
+import { decodeField, RecordReader, type DamagedRecord, type LineRecord } from '../../ingest/form5500/decode.ts';
+import { findDatasetFiles, readDataset, type DamagedRow, type FactRow } from '../../ingest/form5500/read.ts';
+import { listZip, openEntry, writeZip } from '../../ingest/form5500/zip.ts';
+import { generateForm5500 } from '../../ingest/form5500/generate/index.ts';
+
+let dir = '';
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'f5500-read-'));
+});
+test.after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function rowsOf(path: string): Promise<{ rows: FactRow[]; damaged: DamagedRow[]; skipped: string[] }> {
+  const found = await findDatasetFiles([path]);
+  const rows: FactRow[] = [];
+  const damaged: DamagedRow[] = [];
+  for (const f of found.files) for await (const batch of readDataset(f, (d) => damaged.push(d))) rows.push(...batch);
+  return { rows, damaged, skipped: found.skipped };
+}
+
+test('dataset names are recognised in any case, others are not', () => {
+  assert.equal(datasetOf('F_SCH_A_PART1_2023_Latest.csv'), { dataset: 'F_SCH_A_PART1', year: 2023 });
+  assert.equal(datasetOf('dir/f_5500_sf_2014_latest.csv'), { dataset: 'F_5500_SF', year: 2014 });
+  assert.equal(datasetOf('F_SCH_A_2023_Latest.CSV'), { dataset: 'F_SCH_A', year: 2023 });
+  assert.is(datasetOf('F_5500_2023_Latest_layout.txt'), null);
+  assert.is(datasetOf('F_SCH_C_PART1_ITEM1_2023_Latest.csv'), null);
+});
+
+test('a field is UTF-8 when valid, else Windows-1252; ASCII is untouched', () => {
+  assert.is(decodeField(Buffer.from('CAFÉ PEÑA', 'utf8').toString('latin1')), 'CAFÉ PEÑA');
+  assert.is(decodeField(Buffer.from([0x43, 0x41, 0x46, 0xc9]).toString('latin1')), 'CAFÉ');
+  assert.is(decodeField(Buffer.from([0x93, 0x41, 0x94]).toString('latin1')), '\u201cA\u201d');
+  assert.is(decodeField('PLAIN'), 'PLAIN');
+});
+
+test('the record reader reports damaged records with their line and goes on', () => {
+  const r = new RecordReader();
+  const out: LineRecord[] = [];
+  const bad: DamagedRecord[] = [];
+  r.push('\u00ef\u00bb\u00bfA,B\r\n1,"x""y"\r\n2,"bad"z\r\n\r\n3,"multi\nline"\n4,', out, bad);
+  r.push('end\n', out, bad);
+  r.end(out, bad);
+  assert.equal(out.map((o) => [o.line, o.values]), [[1, ['A', 'B']], [2, ['1', 'x"y']], [5, ['3', 'multi\nline']], [7, ['4', 'end']]]);
+  assert.equal(bad.map((b) => b.line), [3]);
+});
+
+test('zip entries are listed and streamed back (deflate, data descriptors)', async () => {
+  const path = join(dir, 'a.zip');
+  const big = 'x,y\r\n'.repeat(100_000);
+  await writeZip(path, [{ name: 'F_5500_2023_Latest_layout.txt', chunks: ['layout'] }, { name: 'sub/f_5500_2023_latest.csv', chunks: [big.slice(0, 7), big.slice(7)] }]);
+  const entries = await listZip(path);
+  assert.equal(entries.map((e) => [e.name, e.size]), [['F_5500_2023_Latest_layout.txt', 6], ['sub/f_5500_2023_latest.csv', big.length]]);
+  let text = '';
+  for await (const c of await openEntry(path, entries[1])) text += (c as Buffer).toString('latin1');
+  assert.is(text, big);
+});
+
+test('columns are read by header: an older year lacks a column (blank), damaged rows are named with file and line', async () => {
+  const cols2009 = layoutOf('F_5500_SF', 2009);
+  assert.not.ok(cols2009.includes('SF_TOT_ACT_PARTCP_EOY_CNT'), 'the 2009 layout has no active participant count');
+  const row = (ein: string, name: string) => cols2009.map((c) => (c === 'SF_SPONS_EIN' ? ein : c === 'SF_SPONSOR_NAME' ? name : c === 'ACK_ID' ? `A${ein}` : '')).join(',');
+  const bytes = Buffer.concat([
+    Buffer.from(`${cols2009.join(',')}\r\n${row('123456789', 'ACME')}\r\n`, 'latin1'),
+    Buffer.from(`${row('223456789', 'CAF\u00c9')}\r\n`, 'latin1'), // Windows-1252 É
+    Buffer.from(`${row('323456789', 'X')},extra\r\n`, 'latin1'),
+  ]);
+  await mkdir(join(dir, 'old'));
+  const path = join(dir, 'old', 'f_5500_sf_2009_latest.csv');
+  await writeFile(path, bytes);
+  await writeFile(join(dir, 'old', 'readme.txt'), 'not a dataset');
+  const { rows, damaged, skipped } = await rowsOf(join(dir, 'old'));
+  assert.equal(rows.map((r) => [r.line, r.facts.ein, r.facts.sponsorName, r.facts.activeEoy]), [[2, '123456789', 'ACME', ''], [3, '223456789', 'CAFÉ', '']]);
+  assert.equal(damaged.map((d) => [d.file, d.line]), [[path, 4]]);
+  assert.match(damaged[0].issue, /wrong_column_count/);
+  assert.ok(skipped.some((s) => s.endsWith('readme.txt')));
+});
+
+test('generate --layout form5500 writes each year in its exact layout, zipped as the DOL does, and reads back', async () => {
+  const out = join(dir, 'gen');
+  const written = await generateForm5500({ out, years: [2013, 2023], scale: 0.0005, seed: 3, zip: true });
+  assert.is(written.length, 8);
+  for (const w of written) {
+    const [entry] = (await listZip(w.path)).filter((e) => e.name.endsWith('.csv'));
+    let head = '';
+    for await (const c of await openEntry(w.path, entry)) {
+      head += (c as Buffer).toString('latin1');
+      if (head.includes('\r\n')) break;
+    }
+    assert.equal(head.split('\r\n')[0].split(','), [...layoutOf(w.dataset, w.year)], `${w.dataset} ${w.year}`);
+  }
+  const { rows, damaged, skipped } = await rowsOf(out);
+  assert.is(damaged.length, 0);
+  assert.is(skipped.length, 8, 'the layout files are named and skipped');
+  assert.is(rows.length, written.reduce((n, w) => n + w.rows, 0));
+  assert.ok(rows.some((r) => r.facts.amended === '1'), 'amended filings');
+  const again = join(dir, 'gen2');
+  await generateForm5500({ out: again, years: [2023], scale: 0.0005, seed: 3 });
+  const a = await readFile(join(again, 'f_sch_a_part1_2023_latest.csv'));
+  await generateForm5500({ out: again, years: [2023], scale: 0.0005, seed: 3 });
+  assert.ok(a.equals(await readFile(join(again, 'f_sch_a_part1_2023_latest.csv'))), 'the same seed writes the same bytes');
+});
+
+test.run();

@@ -1,0 +1,81 @@
+/**
+ * Entity resolution of Schedule A Part I lines (pure): variants of one firm name and one
+ * address resolve to one office key; a different suite, city or firm never does. Signer names
+ * split by the documented rule.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { firmKey, officeKey, splitPersonName, stableId, streetKey } from '../../ingest/form5500/resolve.ts';
+
+const NAMES = ['1ST GLOBAL CAPITAL', 'SMITH & JONES INSURANCE', 'ACME BENEFITS GROUP', 'NORTH STAR RISK PARTNERS'];
+const STREETS = [['100', 'MAIN', 'STREET', 'ST'], ['2500', 'OAK', 'AVENUE', 'AVE'], ['77', 'LAKE SHORE', 'BOULEVARD', 'BLVD']] as const;
+const CITIES = [['DALLAS', 'TX', '75201'], ['ST LOUIS', 'MO', '63101'], ['BOSTON', 'MA', '02110']] as const;
+
+/** One way a filer writes a firm name: suffix, '&' spelled out, punctuation, case. */
+const nameVariant = (name: string) =>
+  fc.record({ suffix: fc.constantFrom('', ' CORP', ', INC.', ' LLC', ' Co.'), and: fc.boolean(), lower: fc.boolean(), dots: fc.boolean() }).map((v) => {
+    let n = name + v.suffix;
+    if (v.and) n = n.replace(/&/g, 'AND');
+    if (v.dots) n = n.replace(/ /, '. ');
+    return v.lower ? n.toLowerCase() : n;
+  });
+
+/** One way a filer writes an address: street type long or short, the unit as SUITE, STE, STE. or #, inline or on line 2, ZIP or ZIP+4. */
+const addressVariant = (s: (typeof STREETS)[number], suite: string, c: (typeof CITIES)[number]) =>
+  fc.record({ long: fc.boolean(), unit: fc.constantFrom('SUITE ', 'STE ', 'STE. ', '#', 'Suite #'), inline: fc.boolean(), plus4: fc.boolean(), saint: fc.boolean() }).map((v) => {
+    const street = `${s[0]} ${s[1]} ${v.long ? s[2] : s[3]}`;
+    const unit = `${v.unit}${suite}`;
+    const city = v.saint ? c[0].replace(/^ST /, 'SAINT ') : c[0];
+    return { address1: v.inline ? `${street}, ${unit}` : street, address2: v.inline ? '' : unit, city, state: c[1], zip: v.plus4 ? `${c[2]}-4321` : c[2] };
+  });
+
+test('variants of one name and one address resolve to one office and one firm', () => {
+  fc.assert(
+    fc.property(fc.nat(NAMES.length - 1), fc.nat(STREETS.length - 1), fc.nat(CITIES.length - 1), fc.constantFrom('1200', '300', 'B'), (n, s, c, suite) =>
+      fc.assert(
+        fc.property(nameVariant(NAMES[n]), nameVariant(NAMES[n]), addressVariant(STREETS[s], suite, CITIES[c]), addressVariant(STREETS[s], suite, CITIES[c]), (na, nb, a, b) => {
+          assert.is(firmKey(na), firmKey(nb), `${na} / ${nb}`);
+          assert.is(officeKey(firmKey(na), a), officeKey(firmKey(nb), b), `${JSON.stringify(a)} / ${JSON.stringify(b)}`);
+        }),
+        { numRuns: 20 },
+      ),
+    ),
+    { numRuns: 40 },
+  );
+});
+
+test('a different suite, city or firm is a different office', () => {
+  fc.assert(
+    fc.property(fc.nat(STREETS.length - 1), fc.nat(CITIES.length - 1), fc.nat(CITIES.length - 1), (s, c, c2) => {
+      fc.pre(c !== c2);
+      const firm = firmKey(NAMES[0]);
+      const a = fc.sample(addressVariant(STREETS[s], '1200', CITIES[c]), 1)[0];
+      const suite = fc.sample(addressVariant(STREETS[s], '1300', CITIES[c]), 1)[0];
+      const city = fc.sample(addressVariant(STREETS[s], '1200', CITIES[c2]), 1)[0];
+      assert.is.not(officeKey(firm, a), officeKey(firm, suite));
+      assert.is.not(officeKey(firm, a), officeKey(firm, city));
+      assert.is.not(officeKey(firm, a), officeKey(firmKey(NAMES[1]), a));
+    }),
+    { numRuns: 50 },
+  );
+});
+
+test('worked examples: PO boxes, no address, stable ids', () => {
+  assert.is(firmKey('1ST GLOBAL CAPITAL CORP'), firmKey('1st Global Capital'));
+  assert.is(streetKey('P.O. BOX 55'), streetKey('PO Box 55'));
+  assert.is(streetKey('100 Main Street', 'Suite 1200'), '100 main st ste 1200');
+  assert.is(officeKey('x', { address1: '', address2: '', city: '', state: '', zip: '' }), null, 'a line with no address attaches to the firm only');
+  assert.is(stableId('firm', 'x'), stableId('firm', 'x'));
+  assert.is.not(stableId('firm', 'x'), stableId('office', 'x'));
+});
+
+test('signer names: honorifics, suffixes, LAST, FIRST and organisations', () => {
+  assert.equal(splitPersonName('SMITH, JOHN Q'), { first: 'John', last: 'Smith', full: 'John Q Smith' });
+  assert.equal(splitPersonName('MS. JANE DOE-O\'BRIEN JR'), { first: 'Jane', last: "Doe-O'Brien", full: "Jane Doe-O'Brien" });
+  assert.equal(splitPersonName('María López'), { first: 'María', last: 'López', full: 'María López' });
+  assert.is(splitPersonName('ACME BENEFITS COMMITTEE'), null);
+  assert.is(splitPersonName('MADONNA'), null);
+});
+
+test.run();
