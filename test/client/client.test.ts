@@ -1,10 +1,15 @@
 /**
  * The typed client against a real server (generated data, real Elasticsearch and Redis): a list
  * with filters answers the same rows as the raw call, a detail, the CSV export read as a stream,
- * error envelopes typed by status (400, 403, 404), a 429 with Retry-After surfaced, and a
- * BintelClientError when no answer of the API comes. Pure helpers (query string, Retry-After)
+ * error envelopes typed by status (400, 403, 404), a 429 with Retry-After surfaced, a
+ * BintelClientError when no answer of the API comes, and the README's TypeScript example run
+ * as written. Pure helpers (query string, Retry-After)
  * are checked on exact values.
  */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BintelClientError, createClient, queryString, retryAfterSeconds, type BintelClient, type CompaniesRow, type GetCompaniesQuery } from '../../client/src/index.ts';
@@ -140,6 +145,38 @@ t('no answer of the API: BintelClientError, never a result', async () => {
   } catch (err) {
     assert.instance(err, BintelClientError);
     assert.is((err as BintelClientError).status, null);
+  }
+});
+
+t("the README's TypeScript example runs as written: rows or an error logged, the CSV file written", async () => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const code = /The same from TypeScript[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!code) return assert.unreachable('README has the TypeScript example');
+  const dir = await mkdtemp(join(tmpdir(), 'bintel-client-readme-'));
+  const index = fileURLToPath(new URL('../../client/src/index.ts', import.meta.url));
+  const source = code
+    .replace("'./client/src/index.ts'", JSON.stringify(index))
+    .replace("'http://localhost:3000'", JSON.stringify(h.url))
+    .replace("'companies.csv'", JSON.stringify(join(dir, 'companies.csv')));
+  for (const swapped of [index, h.url, 'companies.csv']) assert.ok(source.includes(swapped), `the example still has ${swapped}`);
+  await writeFile(join(dir, 'example.mts'), source);
+  const logged: unknown[][] = [];
+  const log = console.log;
+  process.env.KEY = secret;
+  console.log = (...args: unknown[]) => void logged.push(args);
+  try {
+    await import(pathToFileURL(join(dir, 'example.mts')).href);
+  } finally {
+    console.log = log;
+    delete process.env.KEY;
+  }
+  try {
+    assert.is(logged.length, 1, JSON.stringify(logged));
+    assert.ok(Array.isArray(logged[0][0]), `rows logged: ${JSON.stringify(logged[0])}`);
+    const csv = await readFile(join(dir, 'companies.csv'), 'utf8');
+    assert.match(csv.replace(/^\uFEFF/, ''), /^id,/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });
 

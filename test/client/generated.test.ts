@@ -2,9 +2,9 @@
  * The committed client matches the document: client/src/generated.ts regenerated in memory from
  * the document the server serves must equal the file (else: `npm run client:generate`). The
  * schema translation is checked on exact outputs, and the check itself must fail on a document
- * that differs.
+ * that differs. The package stands alone: client/src imports nothing outside itself and no package.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openApiDocument } from '../../server/openapi/document.ts';
@@ -54,6 +54,18 @@ t('objects: required members, optional ones with their descriptions, closed and 
   assert.is(tsType({ type: 'object', additionalProperties: { type: 'string' } }), '{\n  [key: string]: string;\n}');
   assert.is(tsType({ type: 'object', required: ['n'], properties: { n: { type: 'integer' } }, additionalProperties: { type: 'string' } }), '{\n  n: number;\n  [key: string]: string | number | undefined;\n}');
   assert.is(tsType({ type: 'object', additionalProperties: false }), 'Record<string, never>');
+});
+
+t('client/src stands alone: no import outside the folder, no package (the global fetch only)', async () => {
+  const dir = new URL('../../client/src/', import.meta.url);
+  const found: string[] = [];
+  for (const file of await readdir(dir)) {
+    const text = await readFile(new URL(file, dir), 'utf8');
+    for (const m of text.matchAll(/^\s*(?:import|export)\s(?:[^'"]*?\sfrom\s)?['"]([^'"]+)['"]/gm)) {
+      if (!/^\.\/[\w-]+\.ts$/.test(m[1])) found.push(`${file} imports ${m[1]}`);
+    }
+  }
+  assert.equal(found, []);
 });
 
 t.run();
