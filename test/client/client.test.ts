@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { generateClient } from '../../client/generator/generate.ts';
 import { BintelClientError, createClient, queryString, retryAfterSeconds, type BintelClient, type CompaniesRow, type GetCompaniesQuery } from '../../client/src/index.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from '../server/harness.ts';
 
@@ -127,6 +128,13 @@ t('429: Retry-After surfaced as seconds, the RateLimit headers read', async () =
   } finally {
     await limited.close();
   }
+});
+
+t('the committed client is the one the served document (GET /v1/openapi.json) generates', async () => {
+  const doc = await createClient({ baseUrl: h.url }).getOpenapiJson();
+  if (!doc.ok) return assert.unreachable();
+  const committed = await readFile(new URL('../../client/src/generated.ts', import.meta.url), 'utf8');
+  assert.ok(generateClient(doc.data) === committed, 'client/src/generated.ts differs from the served document: npm run client:generate');
 });
 
 t('public operations and plain JSON: health in the envelope, the document outside it', async () => {
