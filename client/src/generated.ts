@@ -257,6 +257,8 @@ export type CompaniesRow = {
   total_premiums?: number | null;
   /** Employees */
   total_number_of_employees?: number | null;
+  /** Broker commissions and fees on Schedule A, dollars */
+  broker_commissions?: number | null;
   /** Active participants at year end */
   participants?: number | null;
   /** Participant growth over the prior year, percent */
@@ -605,7 +607,7 @@ export interface GetCompaniesLookupQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Estimate rows and credits without reading or charging (meta only). */
@@ -637,7 +639,7 @@ export interface PostCompaniesBatchQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Estimate rows and credits without reading or charging (meta only). */
@@ -1150,13 +1152,13 @@ export interface GetCompaniesQuery {
   /** Rows per page. Above 25 needs at least one business filter (FILTER_REQUIRED); test keys at most 100. */
   page_size?: number;
   /** Sort column (advanced columns need an advanced key). */
-  sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth";
+  sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth";
   /** Sort direction. */
   sort_dir?: "asc" | "desc";
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Only the total (meta.total_count), no rows; costs nothing. */
@@ -1181,7 +1183,7 @@ export interface GetCompaniesQuery {
   tags?: string[];
   /** Rows by their place in the organization's CRMs, comma-separated. */
   crm_status?: Array<"in_hubspot" | "in_salesforce" | "in_both" | "not_in_crm">;
-  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: company_name, ein, website, domain, company_industry, naics_code, city, state, zip, dma, phone_number, admin_email, form_type, filing_year, total_premiums, total_number_of_employees, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, primary_broker_office, primary_broker, brokers, relationship_density, employee_band, premium_tier. */
+  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: company_name, ein, website, domain, company_industry, naics_code, city, state, zip, dma, phone_number, admin_email, form_type, filing_year, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, primary_broker_office, primary_broker, brokers, relationship_density, employee_band, premium_tier. */
   cf?: {
     /** Plan sponsor name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
     company_name?: string;
@@ -1215,6 +1217,8 @@ export interface GetCompaniesQuery {
     total_premiums?: string;
     /** Employees Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
     total_number_of_employees?: string;
+    /** Broker commissions and fees on Schedule A, dollars Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
+    broker_commissions?: string;
     /** Active participants at year end Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
     participants?: string;
     /** Participant growth over the prior year, percent Percent values with gte:/gt:/lte:/lt: (gte:1 is at least 1%). */
@@ -1244,7 +1248,7 @@ export interface GetCompaniesQuery {
     /** Premium tier Exact values, comma-separated. */
     premium_tier?: string;
   };
-  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: ein, website, domain, company_industry, company_linkedin, city, state, zip, dma, phone_number, admin_email, plan_name, total_premiums, total_number_of_employees, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, broker_office_ids, primary_broker_office_id, primary_broker_office, primary_broker, brokers, employee_band, premium_tier, signals. */
+  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: ein, website, domain, company_industry, company_linkedin, city, state, zip, dma, phone_number, admin_email, plan_name, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, broker_office_ids, primary_broker_office_id, primary_broker_office, primary_broker, brokers, employee_band, premium_tier, signals. */
   eb?: {
     ein?: "true";
     website?: "true";
@@ -1260,6 +1264,7 @@ export interface GetCompaniesQuery {
     plan_name?: "true";
     total_premiums?: "true";
     total_number_of_employees?: "true";
+    broker_commissions?: "true";
     participants?: "true";
     participant_growth?: "true";
     funding_status?: "true";
@@ -1328,7 +1333,7 @@ export interface GetCompaniesByIdQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
 }
@@ -1338,13 +1343,13 @@ export interface GetCompaniesExportCsvQuery {
   /** Rows in the file (alias limit); default as many as the key may take. */
   page_size?: number;
   /** Sort column (advanced columns need an advanced key). */
-  sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth";
+  sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth";
   /** Sort direction. */
   sort_dir?: "asc" | "desc";
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
   /** Estimate rows and credits without reading or charging (meta only). */
   dry_run?: boolean;
   /** Fuzzy search over the resource's name fields. */
@@ -1363,7 +1368,7 @@ export interface GetCompaniesExportCsvQuery {
   tags?: string[];
   /** Rows by their place in the organization's CRMs, comma-separated. */
   crm_status?: Array<"in_hubspot" | "in_salesforce" | "in_both" | "not_in_crm">;
-  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: company_name, ein, website, domain, company_industry, naics_code, city, state, zip, dma, phone_number, admin_email, form_type, filing_year, total_premiums, total_number_of_employees, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, primary_broker_office, primary_broker, brokers, relationship_density, employee_band, premium_tier. */
+  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: company_name, ein, website, domain, company_industry, naics_code, city, state, zip, dma, phone_number, admin_email, form_type, filing_year, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, primary_broker_office, primary_broker, brokers, relationship_density, employee_band, premium_tier. */
   cf?: {
     /** Plan sponsor name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
     company_name?: string;
@@ -1397,6 +1402,8 @@ export interface GetCompaniesExportCsvQuery {
     total_premiums?: string;
     /** Employees Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
     total_number_of_employees?: string;
+    /** Broker commissions and fees on Schedule A, dollars Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
+    broker_commissions?: string;
     /** Active participants at year end Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
     participants?: string;
     /** Participant growth over the prior year, percent Percent values with gte:/gt:/lte:/lt: (gte:1 is at least 1%). */
@@ -1426,7 +1433,7 @@ export interface GetCompaniesExportCsvQuery {
     /** Premium tier Exact values, comma-separated. */
     premium_tier?: string;
   };
-  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: ein, website, domain, company_industry, company_linkedin, city, state, zip, dma, phone_number, admin_email, plan_name, total_premiums, total_number_of_employees, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, broker_office_ids, primary_broker_office_id, primary_broker_office, primary_broker, brokers, employee_band, premium_tier, signals. */
+  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: ein, website, domain, company_industry, company_linkedin, city, state, zip, dma, phone_number, admin_email, plan_name, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, broker_office_ids, primary_broker_office_id, primary_broker_office, primary_broker, brokers, employee_band, premium_tier, signals. */
   eb?: {
     ein?: "true";
     website?: "true";
@@ -1442,6 +1449,7 @@ export interface GetCompaniesExportCsvQuery {
     plan_name?: "true";
     total_premiums?: "true";
     total_number_of_employees?: "true";
+    broker_commissions?: "true";
     participants?: "true";
     participant_growth?: "true";
     funding_status?: "true";
