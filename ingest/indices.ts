@@ -3,7 +3,14 @@
  * `<ns>-<entity>-v<timestamp>`; the alias `<ns>-<entity>` moves to it atomically once it is
  * complete, and the previous complete index is kept for rollback. Queries only ever see
  * complete indices.
+ *
+ * An unfinished index names the load that writes it (`_meta.bintel.loader`: host, pid and a
+ * heartbeat renewed every LOADER_HEARTBEAT_MS). A load starts by deleting the unfinished indices
+ * of its resource whose loader is gone (a process of this host that no longer exists, or a
+ * heartbeat older than ORPHAN_AFTER_MS): what a SIGKILL leaves behind, with the force-merge it
+ * may still be running, which would hold the node's one merge slot. Never another live load's.
  */
+import { hostname } from 'node:os';
 import type { Es } from '../core/adapters/es.ts';
 import { aliasName, isVersionOf, versionPattern } from '../core/names.ts';
 import { esMappings, esSettings, mappingHash, type IndexShape } from '../mappings/es-mapping.ts';
@@ -22,6 +29,16 @@ export interface IndexVersion {
   stale: boolean;
   rows: number | null;
   source: string | null;
+  /** The load writing it, while unfinished (indices created before loaders were recorded: null). */
+  loader: Loader | null;
+}
+
+/** The load writing an unfinished index. */
+export interface Loader {
+  host: string;
+  pid: number;
+  /** Epoch ms of its last heartbeat. */
+  heartbeat_at: number;
 }
 
 interface BintelMeta {
@@ -31,7 +48,12 @@ interface BintelMeta {
   rows?: number;
   source?: string;
   loaded_at?: string;
+  loader?: Loader;
 }
+
+/** How often a load renews its heartbeat, and how old a heartbeat makes its index an orphan. */
+export const LOADER_HEARTBEAT_MS = 15_000;
+export const ORPHAN_AFTER_MS = 4 * LOADER_HEARTBEAT_MS;
 
 /** Every version of an entity's index, newest first. */
 export async function listVersions(es: Es, ns: string, def: EntityDef): Promise<IndexVersion[]> {
@@ -64,6 +86,7 @@ export async function listVersions(es: Es, ns: string, def: EntityDef): Promise<
       stale: meta.mapping_hash !== current,
       rows: meta.rows ?? null,
       source: meta.source ?? null,
+      loader: meta.loader ?? null,
     });
   }
   return out.sort((a, b) => b.index.localeCompare(a.index));
@@ -79,30 +102,91 @@ export async function liveIndex(es: Es, ns: string, entity: EntityName): Promise
 /** Load-time settings: no refresh, no replicas, async translog. */
 const LOAD_SETTINGS = { refresh_interval: '-1', number_of_replicas: 0, 'translog.durability': 'async' };
 
-/** Creates a new, empty version tuned for bulk loading. */
+/** This process as a loader, now. */
+const thisLoader = (): Loader => ({ host: hostname(), pid: process.pid, heartbeat_at: Date.now() });
+
+const loadingMeta = (def: EntityDef): BintelMeta => ({ entity: def.name, mapping_hash: mappingHash(def), complete: false, loader: thisLoader() });
+
+/** Creates a new, empty version tuned for bulk loading, marked unfinished and naming this process as its loader. */
 export async function createLoadIndex(es: Es, index: string, def: EntityDef, shape: IndexShape): Promise<void> {
+  const mappings = esMappings(def) as Record<string, unknown>;
   await es.indices.create({
     index,
     settings: { ...esSettings(shape, def), ...LOAD_SETTINGS } as Record<string, unknown>,
-    mappings: esMappings(def) as Record<string, unknown>,
+    mappings: { ...mappings, _meta: { bintel: loadingMeta(def) } },
   });
 }
 
 /**
+ * Renews this process's heartbeat on an unfinished index until the returned function is called
+ * (which also waits for a renewal in flight, so none lands after the index is marked complete).
+ */
+export function keepLoaderAlive(es: Es, index: string, def: EntityDef, onError?: (err: Error) => void): () => Promise<void> {
+  let pending: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    pending = es.indices.putMapping({ index, _meta: { bintel: loadingMeta(def) } }).catch((err: Error) => onError?.(err));
+  }, LOADER_HEARTBEAT_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await pending;
+  };
+}
+
+/** Whether a process of this host with `pid` exists. */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether an unfinished version's load is gone (see the module comment). */
+export function isOrphan(v: IndexVersion, now = Date.now()): boolean {
+  if (v.live || v.complete) return false;
+  if (!v.loader) return v.createdAt !== '' && Date.parse(v.createdAt) + ORPHAN_AFTER_MS < now;
+  if (v.loader.host === hostname() && v.loader.pid !== process.pid && !processExists(v.loader.pid)) return true;
+  return v.loader.heartbeat_at + ORPHAN_AFTER_MS < now;
+}
+
+/** Deletes the unfinished versions of a resource whose load is gone (ending any merge they still run); returns their names. */
+export async function pruneOrphans(es: Es, ns: string, def: EntityDef, now = Date.now()): Promise<string[]> {
+  const drop = (await listVersions(es, ns, def)).filter((v) => isOrphan(v, now)).map((v) => v.index);
+  if (drop.length) await es.indices.delete({ index: drop.join(','), ignore_unavailable: true });
+  return drop;
+}
+
+/** Raised when a load's signal aborts a step that waits on Elasticsearch (the merge). */
+export class StepAborted extends Error {}
+
+/**
  * Force-merges `index` down to `segments` as a background task, polled until it is done: a merge
  * of a million documents with vectors takes minutes, longer than any one HTTP request should
- * be held open (proxies and client timeouts cut it).
+ * be held open (proxies and client timeouts cut it). An abort of `signal` stops the wait
+ * (StepAborted); the caller deletes the index, which ends the merge.
  */
-export async function forceMerge(es: Es, index: string, segments: number): Promise<void> {
+export async function forceMerge(es: Es, index: string, segments: number, opts: { signal?: AbortSignal; onStarted?: () => void } = {}): Promise<void> {
   const started = (await es.indices.forcemerge({ index, max_num_segments: segments, wait_for_completion: false })) as unknown as { task?: string };
   if (!started.task) return;
+  opts.onStarted?.();
   // Polled without waiting on the server side (a waiting task GET answers 500 timeout_exception
   // after its timeout): every 100 ms at first, then every 2 s.
   for (let wait = 100; ; wait = Math.min(2000, wait * 2)) {
+    if (opts.signal?.aborted) throw new StepAborted(`force-merge of ${index} interrupted`);
     const t = (await es.tasks.get({ task_id: started.task })) as { completed?: boolean; error?: { type?: string; reason?: string } };
     if (t.error) throw new Error(`force-merge of ${index} failed: ${t.error.reason ?? JSON.stringify(t.error)}`);
     if (t.completed) return;
-    await new Promise((r) => setTimeout(r, wait));
+    await new Promise<void>((r) => {
+      const timer = setTimeout(done, wait);
+      function done(): void {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', done);
+        r();
+      }
+      opts.signal?.addEventListener('abort', done, { once: true });
+    });
   }
 }
 
@@ -112,13 +196,14 @@ export async function forceMerge(es: Es, index: string, segments: number): Promi
  * copy the merged segments, then restores the replicas, waits for its shards, and records
  * completeness in the mapping `_meta`.
  */
-export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opts: { shape: IndexShape; rows: number; source: string }): Promise<void> {
+export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opts: { shape: IndexShape; rows: number; source: string; signal?: AbortSignal; onMerge?: () => void; beforeComplete?: () => Promise<void> }): Promise<void> {
   const { shape } = opts;
   await es.indices.putSettings({ index, settings: { refresh_interval: '1s', 'translog.durability': 'request' } });
   await es.indices.refresh({ index });
-  if (shape.mergeSegments) await forceMerge(es, index, shape.mergeSegments);
+  if (shape.mergeSegments) await forceMerge(es, index, shape.mergeSegments, { signal: opts.signal, onStarted: opts.onMerge });
   await es.indices.putSettings({ index, settings: { number_of_replicas: shape.replicas } });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
+  await opts.beforeComplete?.();
   const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString() };
   await es.indices.putMapping({ index, _meta: { bintel: meta } });
 }
@@ -135,7 +220,8 @@ export async function swapAlias(es: Es, ns: string, entity: EntityName, index: s
 
 /**
  * Deletes versions that are neither live, nor the newest complete version before the live one
- * (kept for rollback), nor newer than the live one (a load may be running). Exact names only.
+ * (kept for rollback), nor newer than the live one, nor unfinished with a live loader (a load may
+ * be running). Exact names only.
  */
 export async function pruneVersions(es: Es, ns: string, def: EntityDef): Promise<string[]> {
   const versions = await listVersions(es, ns, def);
@@ -143,7 +229,8 @@ export async function pruneVersions(es: Es, ns: string, def: EntityDef): Promise
   if (!live) return [];
   const older = versions.filter((v) => v.index < live.index);
   const keep = older.find((v) => v.complete);
-  const drop = older.filter((v) => v !== keep).map((v) => v.index);
+  // An unfinished version is another load's until its loader is gone (isOrphan).
+  const drop = older.filter((v) => v !== keep && (v.complete || isOrphan(v))).map((v) => v.index);
   if (drop.length) await es.indices.delete({ index: drop.join(','), ignore_unavailable: true });
   return drop;
 }

@@ -10,7 +10,7 @@ import type { EntityDef } from '../mappings/types.ts';
 import { BulkWriter } from './bulk.ts';
 import { InputError, isBadRecord, type BadRecord } from './csv-source.ts';
 import type { ErrorReport } from './error-report.ts';
-import { createLoadIndex, dropIndex, finishLoadIndex, pruneVersions, swapAlias } from './indices.ts';
+import { createLoadIndex, dropIndex, finishLoadIndex, keepLoaderAlive, pruneOrphans, pruneVersions, StepAborted, swapAlias } from './indices.ts';
 import { EsParentLookup } from './parents.ts';
 import { heapGuard } from './memory.ts';
 import { completeBatch, isRejected, prepareRow, type PreparedRow, type RawRow } from './transform.ts';
@@ -34,6 +34,8 @@ export interface LoadOptions {
   allowEmpty?: boolean;
   signal?: AbortSignal;
   onRows?: (read: number) => void;
+  /** The force-merge of the new index has started (an abort from here on stops it: the index is deleted). */
+  onMerge?: () => void;
   onRetry?: (attempt: number, reason: string) => void;
 }
 
@@ -47,6 +49,8 @@ export interface LoadSummary {
   rejected: number;
   docs: number;
   pruned: string[];
+  /** Unfinished versions whose load was gone (a SIGKILL), deleted before this load began. */
+  orphans: string[];
   elapsedMs: number;
 }
 
@@ -97,7 +101,9 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
     await writer.add(done);
   };
 
+  const orphans = await pruneOrphans(es, ns, def);
   await createLoadIndex(es, index, def, opts.shape);
+  const stopHeartbeat = keepLoaderAlive(es, index, def);
   try {
     for await (const recs of opts.records) {
       if (opts.signal?.aborted) throw interrupted();
@@ -119,7 +125,8 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
     if (read === 0 && !opts.allowEmpty) throw new LoadAborted('no data rows (header only): nothing loaded', EXIT.inputRefused);
     if (indexed === 0 && read > 0 && !opts.allowEmpty) throw new LoadAborted(`all ${read} rows were rejected: nothing loaded (see ${report.path})`, EXIT.aborted);
     if (read !== indexed + report.rows) throw new LoadAborted(`row accounting mismatch: read ${read}, indexed ${indexed}, rejected ${report.rows}`, EXIT.aborted);
-    await finishLoadIndex(es, index, def, { shape: opts.shape, rows: indexed, source: opts.sourceLabel });
+    await finishLoadIndex(es, index, def, { shape: opts.shape, rows: indexed, source: opts.sourceLabel, signal: opts.signal, onMerge: opts.onMerge, beforeComplete: stopHeartbeat });
+    if (opts.signal?.aborted) throw interrupted();
     const previous = await swapAlias(es, ns, def.name, index);
     const pruned = await pruneVersions(es, ns, def);
     const count = await es.count({ index });
@@ -133,11 +140,14 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
       rejected: report.rows,
       docs: count.count,
       pruned,
+      orphans,
       elapsedMs: Date.now() - started,
     };
   } catch (err) {
+    await stopHeartbeat();
     await dropIndex(es, index).catch(() => {});
     if (err instanceof LoadAborted) throw err;
+    if (err instanceof StepAborted) throw interrupted();
     if (err instanceof InputError) throw new LoadAborted(err.message, EXIT.aborted);
     throw new LoadAborted(err instanceof Error ? err.message : String(err), EXIT.aborted);
   } finally {

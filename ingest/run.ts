@@ -26,6 +26,10 @@ export interface LoadFlags {
   progress?: NodeJS.WriteStream | null;
   /** The Elasticsearch client to load with (default: a new one for the configuration). */
   es?: Es;
+  /** Stops the load as Ctrl-C does (alias unchanged, the new index deleted); SIGINT and SIGTERM still do. */
+  signal?: AbortSignal;
+  /** Called once the force-merge of the new index has started. */
+  onMerge?: () => void;
 }
 
 export interface IngestFlags extends LoadFlags {
@@ -51,10 +55,12 @@ function checkPositive(name: string, v: number | undefined): void {
   if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw new LoadAborted(`${name} must be a positive integer, got ${v}`, EXIT.usage);
 }
 
-/** Runs `fn` with SIGINT/SIGTERM turned into an abort signal. */
-async function withInterrupts<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** Runs `fn` with SIGINT/SIGTERM (and `outer`, when given) turned into an abort signal. */
+async function withInterrupts<T>(fn: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
   const ctl = new AbortController();
   const stop = () => ctl.abort();
+  if (outer?.aborted) ctl.abort();
+  outer?.addEventListener('abort', stop, { once: true });
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
@@ -62,6 +68,7 @@ async function withInterrupts<T>(fn: (signal: AbortSignal) => Promise<T>): Promi
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    outer?.removeEventListener('abort', stop);
   }
 }
 
@@ -99,9 +106,10 @@ export async function runLoad(config: Config, es: Es, flags: LoadFlags, run: Loa
         allowEmpty: run.allowEmpty,
         signal,
         onRows: (n) => (rows = n),
+        onMerge: flags.onMerge,
         onRetry: (attempt, reason) => process.stderr.write(`\nretry ${attempt}: ${reason}\n`),
       }),
-    );
+    flags.signal);
     return { ...summary, report: run.report.rows ? run.report.path : null };
   } finally {
     progress?.end();

@@ -1,14 +1,19 @@
 /**
  * Killing `bintel ingest` half-way (SIGKILL, no chance to clean up) leaves the alias on the
  * previous complete index; the half-loaded version is marked incomplete, never served, and
- * removed by the next successful load. Ctrl-C (SIGINT) half-way stops cleanly: exit 130, the
+ * removed when the next load begins (its loader is gone). An interrupt during the merge stops the
+ * load and deletes its index; a load never removes an index another live load is writing. Ctrl-C (SIGINT) half-way stops cleanly: exit 130, the
  * half-loaded version dropped at once, the alias unchanged, and a line saying what was loaded.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { ingestFile } from '../../ingest/run.ts';
+import { EXIT, LoadAborted, load } from '../../ingest/load.ts';
+import { ErrorReport } from '../../ingest/error-report.ts';
 import { listVersions, liveIndex } from '../../ingest/indices.ts';
 import { entity } from '../../mappings/index.ts';
 import { loadGenerated, type DataFiles } from '../helpers/data.ts';
@@ -22,11 +27,17 @@ const ns = config.namespace;
 const companies = entity('companies');
 let data: DataFiles | undefined;
 let files = {} as DataFiles['files'];
+/** The first SMALL companies of the file, for the tests that only need a load to reach its merge. */
+const SMALL = 3000;
+let small = '';
 
 test.before(async () => {
   // No personnel: loads brokers, broker offices and companies.
   data = await loadGenerated({ config }, { companies: 60_000, personnel: 0, brokerOffices: 200, brokers: 40, seed: 11, es });
   files = data.files;
+  const lines = (await readFile(files.companies, 'utf8')).split('\n');
+  small = join(tmpdir(), `kill-small-${process.pid}.csv`);
+  await writeFile(small, `${lines.slice(0, SMALL + 1).join('\n')}\n`);
 });
 test.after(async () => {
   await data?.cleanup();
@@ -68,7 +79,7 @@ test('SIGKILL half-way: the alias keeps serving the previous complete index', as
 
   const s = await ingestFile(config, 'companies', files.companies, { progress: null, es });
   assert.is(s.indexed, 60_000);
-  assert.ok(s.pruned.includes(partial), 'the next load removes the half-loaded version');
+  assert.ok(s.orphans.includes(partial), 'the next load removes the half-loaded version before it begins (ending any merge it still ran)');
   assert.is(s.previous, before);
 });
 
@@ -103,6 +114,66 @@ test('SIGINT half-way: exit 130, the new version dropped, the alias unchanged, w
   assert.is(await liveIndex(es, ns, 'companies'), before, 'alias unchanged');
   assert.is((await es.count({ index: aliasName(ns, 'companies') })).count, 60_000, 'the alias serves the complete previous index');
   assert.not.ok((await listVersions(es, ns, companies)).some((v) => v.index === partial), 'the half-loaded version is gone');
+});
+
+test('an interrupt during the merge: the load stops, the alias unchanged, its index deleted (which ends the merge); the next load finishes', async () => {
+  const before = await liveIndex(es, ns, 'companies');
+  assert.ok(before);
+  const ctl = new AbortController();
+  let merging = '';
+  const stopped = await ingestFile({ ...config, mergeSegments: 1 }, 'companies', small, {
+    progress: null,
+    es,
+    signal: ctl.signal,
+    onMerge: () => {
+      merging = 'started';
+      ctl.abort();
+    },
+  }).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  assert.is(merging, 'started', 'the merge had started');
+  assert.instance(stopped, LoadAborted);
+  assert.is((stopped as LoadAborted).exitCode, EXIT.interrupted);
+  const dropped = /indexed into ([^,]+), which is dropped/.exec((stopped as Error).message)?.[1];
+  assert.ok(dropped, (stopped as Error).message);
+  assert.is(await liveIndex(es, ns, 'companies'), before, 'alias unchanged');
+  assert.not.ok((await listVersions(es, ns, companies)).some((v) => v.index === dropped), 'its index is gone');
+  const next = await ingestFile(config, 'companies', small, { progress: null, es });
+  assert.is(next.indexed, SMALL);
+  assert.is(await liveIndex(es, ns, 'companies'), next.index);
+});
+
+test("a load never deletes an unfinished index another live load is writing", async () => {
+  const before = await liveIndex(es, ns, 'companies');
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const ctl = new AbortController();
+  // Load A: one row, then waits (a slow source) until released.
+  async function* slow(): AsyncGenerator<{ row: number; line: number; values: Record<string, unknown> }[]> {
+    const first = (await es.search({ index: aliasName(ns, 'companies'), size: 1 })).hits.hits[0];
+    yield [{ row: 1, line: 2, values: { ...(first._source as Record<string, unknown>), id: first._id } }];
+    await held;
+  }
+  const a = load({ es, namespace: ns, def: companies, records: slow() as never, sourceLabel: 'held', batchSize: 100, concurrency: 1, shape: { shards: 1, replicas: 0, mergeSegments: 0, indexSort: false } as never, report: new ErrorReport(join(tmpdir(), `held-${process.pid}.errors.csv`)), signal: ctl.signal }).catch((e: unknown) => e);
+  let aIndex = '';
+  for (let i = 0; i < 200 && !aIndex; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    aIndex = (await listVersions(es, ns, companies)).find((v) => !v.live && !v.complete && v.loader?.pid === process.pid)?.index ?? '';
+  }
+  assert.ok(aIndex, 'load A created its index');
+  // Load B runs start to end while A is still loading.
+  const b = await ingestFile(config, 'companies', small, { progress: null, es });
+  assert.not.ok(b.orphans.includes(aIndex), 'not taken for an orphan');
+  assert.not.ok(b.pruned.includes(aIndex), 'not pruned');
+  assert.ok((await listVersions(es, ns, companies)).some((v) => v.index === aIndex), "A's index is still there");
+  assert.is(await liveIndex(es, ns, 'companies'), b.index);
+  ctl.abort();
+  release();
+  assert.instance(await a, LoadAborted);
+  assert.not.ok((await listVersions(es, ns, companies)).some((v) => v.index === aIndex), 'A dropped its own index when stopped');
+  assert.ok(before);
 });
 
 test.run();
