@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { print as out, withServices } from './serve.ts';
+import { example, print as out, withServices } from './shared.ts';
 import { CRMS, type Crm } from '../server/services/crm.ts';
 import { readCrmFile } from '../ingest/crm-file.ts';
 import { CsvSyntaxError } from '../ingest/csv-parse.ts';
@@ -17,8 +17,8 @@ function crmArg(v: string): Crm {
 }
 
 export function registerCrmCommands(program: Command): void {
-  const crm = program.command('crm').description("an organization's CRM context (for the crm_status filter and field)");
-  crm
+  const crm = example(program.command('crm').summary("import and list an organization's CRM companies").description("an organization's CRM context (for the crm_status filter and field)"), 'bintel crm list --org acme');
+  example(crm
     .command('import')
     .description('load the companies in an org\'s CRM from a CSV export (domain/website and/or EIN columns), replacing that CRM\'s previous list')
     .requiredOption('--org <org>', 'organization id')
@@ -49,8 +49,8 @@ export function registerCrmCommands(program: Command): void {
           ...more,
         ].join('\n'),
       );
-    });
-  crm
+    }), 'bintel crm import --org acme --crm hubspot hubspot-companies.csv');
+  example(crm
     .command('list')
     .description("the CRM lists loaded for an org")
     .requiredOption('--org <org>', 'organization id')
@@ -58,8 +58,8 @@ export function registerCrmCommands(program: Command): void {
     .action(async (o: { org: string; json?: boolean }) => {
       const lists = await withServices((s) => s.crm.list(o.org));
       out(o.json, lists, lists.length ? lists.map((l) => `${l.crm}: ${l.domains} domain(s), ${l.eins} EIN(s), imported ${l.imported_at} from ${l.source}`).join('\n') : `org ${o.org} has no CRM context`);
-    });
-  crm
+    }), 'bintel crm list --org acme --json');
+  example(crm
     .command('remove')
     .description("remove an org's list for one CRM")
     .requiredOption('--org <org>', 'organization id')
@@ -68,5 +68,5 @@ export function registerCrmCommands(program: Command): void {
       const had = await withServices((s) => s.crm.remove(o.org, o.crm));
       if (!had) throw Object.assign(new Error(`org ${o.org} has no ${o.crm} list`), { exitCode: 1 });
       process.stdout.write(`removed the ${o.crm} list of org ${o.org}\n`);
-    });
+    }), 'bintel crm remove --org acme --crm salesforce');
 }

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../core/config.ts';
 import { ensureEs, esStatus, stopEs, type EsStatus } from '../local/es-local.ts';
+import { example } from './shared.ts';
 
 const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -26,21 +27,21 @@ const healthy = (s: EsStatus): boolean => s.health !== null && s.health.status !
 
 /** Registers `bintel es start|stop|status`. */
 export function registerEsCommands(program: Command): void {
-  const es = program.command('es').description('the local Elasticsearch at ES_URL (default http://127.0.0.1:9200)');
-  es.command('start')
+  const es = example(program.command('es').summary('start, stop and check the local Elasticsearch').description('the local Elasticsearch at ES_URL (default http://127.0.0.1:9200)'), 'bintel es status');
+  example(es.command('start')
     .description('do nothing if Elasticsearch answers at ES_URL; otherwise provision and start a local single-node one')
     .action(async () => {
       const config = loadConfig();
       const r = await ensureEs(config, log);
       if (!r.started) log(`Elasticsearch already answers at ${config.esUrl}; nothing to do`);
       for (const line of describe(await esStatus(config))) log(line);
-    });
-  es.command('stop')
+    }), 'ES_URL=http://127.0.0.1:9200 bintel es start');
+  example(es.command('stop')
     .description('stop the local Elasticsearch if bintel started it')
     .action(async () => {
       await stopEs(loadConfig(), log);
-    });
-  es.command('status')
+    }), 'bintel es stop');
+  example(es.command('status')
     .description('where Elasticsearch runs and how healthy it is (exit 1 unless green or yellow)')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
@@ -48,5 +49,5 @@ export function registerEsCommands(program: Command): void {
       if (o.json) log(JSON.stringify(s, null, 2));
       else for (const line of describe(s)) log(line);
       process.exitCode = healthy(s) ? 0 : 1;
-    });
+    }), 'bintel es status --json');
 }

@@ -1,12 +1,13 @@
 /**
- * `bintel reports list|show|resolve` and `bintel flags list|show|resolve`: the operator's side of
- * bug reports and review flags (server/services/feedback.ts). Wiring only.
+ * The commands `bintel reports` and `bintel flags` share (list, show, resolve): the operator's
+ * side of bug reports and review flags (server/services/feedback.ts). Each group registers itself
+ * in its own module (reports.ts, flags.ts). Wiring only.
  */
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { FEEDBACK_STATUSES, type FeedbackKind, type FeedbackRecord, type FeedbackStatus } from '../server/services/feedback.ts';
-import { print, withServices } from './serve.ts';
+import { example, print, withServices } from './shared.ts';
 
 /** One line per record in `list`. */
 function line(kind: FeedbackKind, r: FeedbackRecord): string {
@@ -28,9 +29,11 @@ function limitArg(v: string): number {
   return n;
 }
 
-function register(program: Command, kind: FeedbackKind, name: string, what: string): void {
-  const cmd = program.command(name).description(`${what} filed through the API: list, show and resolve`);
-  cmd
+/** Registers the group `name` of one kind of feedback (`what` is its plural in words). */
+export function registerFeedbackGroup(program: Command, kind: FeedbackKind, name: string, what: string): void {
+  const cmd = example(program.command(name).summary(`list, show and resolve ${what}`).description(`${what} filed through the API: list, show and resolve`), `bintel ${name} list --status open`);
+  const id = kind === 'report' ? 'rpt_5f0c2a9e7b3d41c68a2e9f10' : 'flg_0d3e8b1c6a2f4e9d7b5a1c08';
+  example(cmd
     .command('list')
     .description(`${what}, newest first`)
     .option('--status <status>', `only ${FEEDBACK_STATUSES.join(' or ')}`, statusArg)
@@ -40,8 +43,8 @@ function register(program: Command, kind: FeedbackKind, name: string, what: stri
     .action(async (o: { status?: FeedbackStatus; org?: string; limit: number; json?: boolean }) => {
       const records = await withServices((s) => s.feedback.listAll(kind, { status: o.status, org: o.org, limit: o.limit }));
       print(!!o.json, records, records.length ? records.map((r) => line(kind, r)).join('\n') : `(no ${what})`);
-    });
-  cmd
+    }), `bintel ${name} list --status open --org acme --limit 20`);
+  example(cmd
     .command('show')
     .description(`one ${kind} with every field`)
     .argument('<id>')
@@ -50,8 +53,8 @@ function register(program: Command, kind: FeedbackKind, name: string, what: stri
       const rec = await withServices((s) => s.feedback.find(kind, id));
       if (!rec) throw new Error(`no ${kind} ${id}`);
       print(!!o.json, rec, detail(rec));
-    });
-  cmd
+    }), `bintel ${name} show ${id} --json`);
+  example(cmd
     .command('resolve')
     .description(`resolve a ${kind} with a note (its author sees the status, the note, who and when)`)
     .argument('<id>')
@@ -65,11 +68,5 @@ function register(program: Command, kind: FeedbackKind, name: string, what: stri
       if (out === 'missing') throw new Error(`no ${kind} ${id}`);
       if (out === 'resolved') throw new Error(`${kind} ${id} is already resolved`);
       print(!!o.json, out, `resolved ${out.id} by ${by}\n${detail(out)}`);
-    });
-}
-
-/** Registers `bintel reports` and `bintel flags`. */
-export function registerFeedbackCommands(program: Command): void {
-  register(program, 'report', 'reports', 'bug reports');
-  register(program, 'flag', 'flags', 'review (data) flags');
+    }), `bintel ${name} resolve ${id} --note "${kind === 'report' ? 'fixed in 1.4.2' : 'corrected the title'}" --by ops`);
 }

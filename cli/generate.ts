@@ -6,6 +6,7 @@ import { GENERATED_FILES, checkGenerateOptions, generate, type GenerateOptions }
 import { generateForm5500 } from '../ingest/form5500/generate/index.ts';
 import { LAYOUT_YEARS } from '../ingest/form5500/datasets.ts';
 import type { EntityName } from '../mappings/types.ts';
+import { example } from './shared.ts';
 
 type GenerateCliOptions = Omit<GenerateOptions, 'onProgress'> & { layout: 'bintel' | 'form5500'; year?: number[]; scale: number; zip?: boolean };
 
@@ -65,8 +66,9 @@ function fmtBytes(n: number): string {
 }
 
 export function registerGenerateCommand(program: Command): void {
-  program
+  example(program
     .command('generate')
+    .summary('write seeded synthetic CSVs for every resource')
     .description('write seeded synthetic CSVs (brokers, broker offices, companies, personnel) that `bintel ingest` loads')
     .requiredOption('--out <dir>', 'output directory (created when missing)')
     .option('--companies <n>', 'company rows', count('--companies'), 10_000)
@@ -103,5 +105,5 @@ export function registerGenerateCommand(program: Command): void {
         process.stdout.write(`${name.padEnd(width)}  ${fmtInt(r.rows[name]).padStart(11)} rows  ${fmtBytes(r.bytes[name]).padStart(9)}  ${r.files[name]}\n`);
       }
       process.stdout.write(`generated ${fmtBytes(bytes)} in ${elapsed()}\n`);
-    });
+    }), 'bintel generate --out data --companies 100000 --personnel 200000 --seed 7');
 }

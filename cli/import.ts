@@ -2,6 +2,7 @@
  * `bintel import form5500 DIR_OR_ZIP...`: wiring only (the work is in ingest/form5500/).
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import { example } from './shared.ts';
 import { loadConfig } from '../core/config.ts';
 import { LoadAborted } from '../ingest/load.ts';
 import { importForm5500, type ImportSummary } from '../ingest/form5500/import.ts';
@@ -25,7 +26,7 @@ function printSummary(s: ImportSummary): void {
 }
 
 export function registerImportCommand(program: Command): void {
-  program
+  const cmd = program
     .command('import')
     .description('build companies, personnel, broker offices and brokers from public datasets, then load them (one alias swap per resource)')
     .argument('<source>', 'form5500: the DOL Form 5500 datasets (F_5500, F_5500_SF, F_SCH_A, F_SCH_A_PART1 of any year 2009 on)', (v) => {
@@ -48,4 +49,5 @@ export function registerImportCommand(program: Command): void {
         process.exit(err.exitCode);
       }
     });
+  example(cmd, 'bintel import form5500 ~/Downloads/F_5500_2023_Latest.zip ~/Downloads/F_5500_SF_2023_Latest.zip ~/Downloads/F_SCH_A_2023_Latest.zip ~/Downloads/F_SCH_A_PART1_2023_Latest.zip');
 }

@@ -10,6 +10,7 @@ import { ENTITIES, ENTITY_NAMES, entity } from '../mappings/index.ts';
 import { listVersions, rollback } from '../ingest/indices.ts';
 import { LoadAborted, type LoadSummary } from '../ingest/load.ts';
 import { ingestFile, namespaceFor, reindexResource } from '../ingest/run.ts';
+import { example } from './shared.ts';
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -60,9 +61,10 @@ const loadOptions = (c: Command) =>
     .option('--replicas <n>', 'replicas of the new index once loaded (default $BINTEL_REPLICAS or 0)', nonNegativeInt);
 
 export function registerIngestCommands(program: Command): void {
-  loadOptions(
+  example(loadOptions(
     program
       .command('ingest')
+      .summary("load a CSV file into a new version of a resource's index")
       .description(`stream a CSV file into a new version of a resource's index, then swap the alias (load order: ${ENTITY_NAMES.join(', ')})`)
       .argument('<resource>', ENTITY_NAMES.join(' | '), resourceArg)
       .argument('<file>', 'CSV file with a header line'),
@@ -76,21 +78,23 @@ export function registerIngestCommands(program: Command): void {
         const s = await ingestFile(loadConfig(), resource, file, { ...o, ignoreUnknownColumns: o.ignoreUnknownColumns });
         printSummary('ingest', s);
       }),
-    );
+    ), 'bintel ingest companies data/companies.csv --batch-size 5000', 'bintel ingest personnel data/personnel.csv --sandbox --errors rejected.csv');
 
-  loadOptions(
+  example(loadOptions(
     program
       .command('reindex')
+      .summary('rebuild a resource from its live index with the current mapping')
       .description('rebuild a resource from its live index with the current mapping and current parents, then swap the alias')
       .argument('<resource>', ENTITY_NAMES.join(' | '), resourceArg),
   ).action((resource: string, o) =>
     run(async () => {
       printSummary('reindex', await reindexResource(loadConfig(), resource, o));
     }),
-  );
+  ), 'bintel reindex personnel');
 
-  program
+  example(program
     .command('indices')
+    .summary('list the versions of each resource index')
     .description('list the versions of each resource index: live, complete, kept for rollback')
     .argument('[resource]', ENTITY_NAMES.join(' | '), resourceArg)
     .option('--sandbox', 'the sandbox namespace')
@@ -113,10 +117,11 @@ export function registerIngestCommands(program: Command): void {
         }
       }
       if (o.json) process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
-    });
+    }), 'bintel indices companies --json');
 
-  program
+  example(program
     .command('rollback')
+    .summary('point the alias back at the previous complete version')
     .description('point the alias back at the previous complete version of a resource')
     .argument('<resource>', ENTITY_NAMES.join(' | '), resourceArg)
     .option('--sandbox', 'the sandbox namespace')
@@ -124,5 +129,5 @@ export function registerIngestCommands(program: Command): void {
       const config = loadConfig();
       const r = await rollback(createEs(config), namespaceFor(config, o.sandbox), entity(resource));
       process.stdout.write(`rolled back ${resource}: ${r.from} → ${r.to}\n`);
-    });
+    }), 'bintel rollback companies --sandbox');
 }

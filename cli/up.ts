@@ -14,6 +14,7 @@ import { createServices } from '../server/context.ts';
 import { toCredits } from '../server/pricing.ts';
 import { DEMO_SIZES, SANDBOX_SIZES, ensureData } from '../ingest/demo.ts';
 import { serveForeground } from './serve.ts';
+import { example } from './shared.ts';
 
 export const DEMO_ORG = 'demo';
 const DEMO_CREDITS_MILLI = 10_000_000;
@@ -35,8 +36,9 @@ async function demoKeys(config: Config): Promise<{ live: string; test: string; b
 }
 
 export function registerUpCommand(program: Command): void {
-  program
+  example(program
     .command('up')
+    .summary('start services, load demo data, print keys, serve the API')
     .description('start Elasticsearch and Redis if needed, load demo and sandbox data unless present, print demo keys, serve the API')
     .option('--no-serve', 'stop after the data and keys are ready')
     .action(async (o: { serve: boolean }) => {
@@ -60,5 +62,5 @@ export function registerUpCommand(program: Command): void {
       log(`test key (sandbox data):               ${keys.test}`);
       log(`\ntry:\n  curl -s -H "Authorization: Bearer ${keys.live}" ${base}/v1/whoami\n  curl -s -H "Authorization: Bearer ${keys.live}" "${base}/v1/companies/${companyId}?mode=full"\n`);
       if (o.serve) await serveForeground(config.port, config.host);
-    });
+    }), 'bintel up', 'bintel up --no-serve');
 }

@@ -13,10 +13,11 @@ import { JOB_STATUSES } from '../jobs/kind.ts';
 import { BROKER_LOOKUP_PARAMS, COMPANY_LOOKUP_PARAMS, IDS_BODY_SCHEMA, READ_PARAMS, personnelBatchSchema } from '../routes/lookup.ts';
 import { detailParams } from '../routes/read.ts';
 import { BULK_BODY_SCHEMA, PAIR_BODY_SCHEMA, TAG_ENTITIES_QUERY_SCHEMA, TAG_LIST_QUERY_SCHEMA } from '../routes/tags.ts';
-import { EXPORT_SYNC_MAX, exportParams } from '../read/export.ts';
+import { EXPORT_SYNC_MAX, syncExportParams } from '../read/export.ts';
+import { WALK_MAX } from '../read/page.ts';
 import { listParams } from '../read/list-request.ts';
 import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, sideParams } from '../read/request.ts';
-import { pathParameter, queryParameters, schemaParameters, type Parameter, type Schema } from './params.ts';
+import { exportOverrides, pathParameter, queryParameters, schemaParameters, type Parameter, type Schema } from './params.ts';
 import { AUTOCOMPLETE_ITEM, ref, rowName } from './schemas.ts';
 import { AUTOCOMPLETE_LIMIT, autocompleteParams } from '../read/autocomplete.ts';
 import { START_JOB_SCHEMA } from '../writing/job-request.ts';
@@ -84,7 +85,7 @@ function resourceOperations(def: EntityDef): Operation[] {
     { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: row }, errors: PRICED },
     {
       method: 'get', path: `/v1/${def.name}/export.csv`, tag: def.name, summary: `Export ${def.name} as CSV`, description: `The rows of a list call as CSV (up to ${EXPORT_SYNC_MAX}); the price is held before the first byte (402 there) and settled to the rows the connection took; headers X-Export-Rows, X-Total-Count, X-Credits-Charged.`, access: read,
-      parameters: queryParameters({ names: exportParams(def), def, overrides: { page_size: { description: `Rows in the file (alias limit); default as many as the key may take.`, schema: { type: 'integer', minimum: 1, maximum: EXPORT_SYNC_MAX } } } }),
+      parameters: queryParameters({ names: syncExportParams(def), def, overrides: exportOverrides(EXPORT_SYNC_MAX, WALK_MAX) }),
       success: { media: 'text/csv' }, errors: [400, 402],
     },
     {

@@ -161,6 +161,25 @@ function entityParameter(def: EntityDef, name: string): Omit<Parameter, 'name' |
   return null;
 }
 
+/**
+ * How GET /v1/{resource}/export.csv reads the list parameters it shares: page_size (or limit) is
+ * the file's rows and the page's size, `page` counts pages of that size, `format` can only be
+ * flat, and the count parameters are refused (a CSV has no meta).
+ */
+export function exportOverrides(maxRows: number, walkMax: number): NonNullable<QueryOptions['overrides']> {
+  const refused = (name: string) => ({ description: `Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). ${name === 'count_only' ? '' : 'Listed so a client sending the list parameters learns why.'}`.trim(), schema: { type: 'boolean' } });
+  return {
+    page_size: { description: `Rows in the file and the size of its pages (alias limit); default as many as the key may take.`, schema: { type: 'integer', minimum: 1, maximum: maxRows } },
+    page: {
+      description: `Page of the export, from 0: page N holds rows N × page_size + 1 to (N + 1) × page_size of the same order (page_size ${maxRows}, page 1: rows ${maxRows + 1} to ${2 * maxRows}). As a list page, each page is a step of crawl detection (429 CRAWL_DETECTED), and a page must start before row ${walkMax.toLocaleString('en-US')} (page × page_size < ${walkMax.toLocaleString('en-US')}; in relevance order, search without sort_by, before BINTEL_PAGE_WINDOW, at most that): deeper is 400 out_of_range, and the list's cursor goes on.`,
+      schema: { type: 'integer', minimum: 0, default: 0 },
+    },
+    format: { description: 'A CSV is always flat: flat is accepted and changes nothing; json is 400 not_supported.', schema: { type: 'string', enum: ['flat'], default: 'flat' } },
+    count_only: refused('count_only'),
+    include_count: refused('include_count'),
+  };
+}
+
 /** Options of `queryParameters`. */
 export interface QueryOptions {
   /** The allowlist the route hands to readQuery. */

@@ -1,9 +1,11 @@
 /**
  * GET /v1/{resource}/export.csv: the rows of a list call as CSV, up to EXPORT_SYNC_MAX rows,
  * composed from the list pipeline (parse, authorize, caller context, query builder, decorate,
- * price + debit) with what is its own: the row count chosen by `page_size` (or `limit`), the
- * exact count held before the first byte, and a point-in-time walk as CSV lines with flat
- * memory. The walk moves no money: its callers settle (server/routes/export.ts keeps the rows
+ * price + debit) with what is its own: the row count chosen by `page_size` (or `limit`), pages
+ * of that size (`page` N starts at row N × size, bounded like list pages), the exact count held
+ * before the first byte, and a point-in-time walk as CSV lines with flat memory. `format` may
+ * only say flat (a CSV is always flat); `count_only` and `include_count` are refused, a CSV
+ * having no meta to carry a count. The walk moves no money: its callers settle (server/routes/export.ts keeps the rows
  * the connection took, the async export the rows written to its file).
  */
 import type { Services } from '../context.ts';
@@ -21,17 +23,29 @@ import { PAGE_SIZE_TEST_KEYS, listParams, parseListRequest, type ListRequest } f
 import { flatColumns } from './projection.ts';
 import type { SearchBody } from './query.ts';
 import { integerParam, one, throwProblems, type RawQuery } from './request.ts';
+import { rankSort } from './query.ts';
+import { WALK_MAX, checkDepth, tooDeep } from './page.ts';
 
 /** Most rows of a synchronous export. */
 export const EXPORT_SYNC_MAX = 2_000;
 /** Rows per search of the walk. */
 const WALK_BATCH = 1_000;
 
-/** List parameters that mean nothing for an export (it always starts at the first row, as CSV). */
-const NOT_EXPORT = new Set(['page', 'cursor', 'count_only', 'include_count', 'explain', 'format']);
+/** List parameters no export takes (a file is not paged by cursor, and carries no explain). */
+const NOT_EXPORT = new Set(['page', 'cursor', 'explain']);
 
-/** Every parameter an export of the entity accepts: the list's filters, sort and shape, and `limit` (alias of page_size). */
+/**
+ * Every parameter an export of the entity accepts: the list's filters, sort and shape, and `limit`
+ * (alias of page_size). count_only and include_count are read to be refused with their reason.
+ * The asynchronous export (POST /v1/exports) takes these; the synchronous one takes `page` as well.
+ */
 export const exportParams = (def: EntityDef): string[] => [...listParams(def).filter((p) => !NOT_EXPORT.has(p)), 'limit'];
+
+/** Parameters of GET /v1/{resource}/export.csv: exportParams and `page` (pages of the export's size). */
+export const syncExportParams = (def: EntityDef): string[] => [...exportParams(def), 'page'];
+
+/** Why a CSV export refuses the count parameters (400 not_supported). */
+const NO_META = 'a CSV export has no meta to carry a count: its X-Total-Count header gives the total, and the list with count_only=true the count alone';
 
 /** An export as read: the list request, and the row count asked for (null: as many as allowed). */
 export interface ExportRequest {
@@ -50,9 +64,26 @@ export function parseExportRequest(def: EntityDef, q: RawQuery): ExportRequest {
   if (rows !== undefined && n > EXPORT_SYNC_MAX) {
     problems.push({ field: name, issue: 'out_of_range', expected: `at most ${EXPORT_SYNC_MAX} rows in a synchronous export; page through the list (cursor) for more` });
   }
+  for (const name of ['count_only', 'include_count']) if (q[name] !== undefined) problems.push({ field: name, issue: 'not_supported', expected: NO_META });
+  // A CSV is always flat: format=flat says so (a no-op); json asks for what a CSV cannot be.
+  if (one(q, 'format') === 'json') problems.push({ field: 'format', issue: 'not_supported', expected: 'flat (a CSV is always flat; omit format or send format=flat)' });
   if (one(q, 'dry_run') === 'true' || one(q, 'dry_run') === '1') problems.push({ field: 'dry_run', issue: 'invalid_value', expected: 'a CSV export cannot be a dry run: send dry_run=true to the list endpoint for the estimate' });
   throwProblems(problems);
-  return { list: parseListRequest(def, rest), rows: rows === undefined ? null : n };
+  const { count_only: _c, include_count: _i, ...listed } = rest;
+  return { list: parseListRequest(def, listed), rows: rows === undefined ? null : n };
+}
+
+/** The first row of an export's page: page × the export's page size. */
+export const exportOffset = (req: ListRequest): number => req.page * req.pageSize;
+
+/**
+ * The depth bound of an export's page, before any I/O: in relevance order it must start inside the
+ * from/size window (BINTEL_PAGE_WINDOW), as a list page; in a sorted order before WALK_MAX rows,
+ * since the walk skips the rows before it (past either, the list's cursor goes on).
+ */
+export function checkExportDepth(req: ListRequest, window: number): void {
+  checkDepth({ page: req.page, pageSize: req.pageSize, counted: rankSort(req.def, req) !== undefined, window });
+  if (exportOffset(req) >= WALK_MAX) throw tooDeep({ pageSize: req.pageSize, bound: WALK_MAX, order: 'in an export (its walk skips the rows before the page)' });
 }
 
 /** The list request of an export, sized for the key: the rows asked for, else as many as the key may take. */
@@ -90,7 +121,7 @@ export interface ExportPlan {
   rows: number;
 }
 
-/** Authorize → caller context → build → exact count, for the synchronous and the async export alike. */
+/** Authorize → caller context → build → exact count, for the synchronous and the async export alike; the file holds the rows of its page. */
 export async function planExport(services: Services, auth: AuthState, req: ListRequest): Promise<ExportPlan> {
   const { def } = req;
   const grant = authorizeList(auth.key, req);
@@ -98,7 +129,7 @@ export async function planExport(services: Services, auth: AuthState, req: ListR
   const body = buildListQuery(req, caller);
   const index = indexFor(auth, def);
   const { count } = await services.es.count({ index, query: body.query });
-  return { grant, index, body, count, rows: Math.min(req.pageSize, count) };
+  return { grant, index, body, count, rows: Math.max(0, Math.min(req.pageSize, count - exportOffset(req))) };
 }
 
 /** What the walk of one export needs. */
@@ -109,6 +140,8 @@ export interface ExportWalk {
   body: SearchBody;
   /** Rows charged (the exact count before the walk): the walk stops there. */
   rows: number;
+  /** Rows before the first one written (the page's start), skipped in the same point in time. */
+  offset?: number;
   charge: Charge;
   /** Called after each batch with the rows handed over so far (async exports report progress with it). */
   onRows?: (sent: number) => void | Promise<void>;
@@ -145,7 +178,12 @@ export async function* exportLines(services: Services, auth: AuthState, w: Expor
       p.catch(() => {});
       return p;
     };
-    let next: Promise<estypes.SearchResponse<Doc>> | undefined = batch(0, undefined);
+    // A later page: the rows before it are walked over (sort values only) in the same point in time.
+    const skipped = w.offset ? await skipRows(services, { pitId, body: w.body, offset: w.offset }) : { after: undefined, pitId };
+    if (!skipped) return;
+    pitId = skipped.pitId;
+    pit = pitId;
+    let next: Promise<estypes.SearchResponse<Doc>> | undefined = batch(0, skipped.after);
     while (next) {
       const res: estypes.SearchResponse<Doc> = await next;
       pitId = res.pit_id ?? pitId;
@@ -164,6 +202,22 @@ export async function* exportLines(services: Services, auth: AuthState, w: Expor
   } finally {
     if (pit) await services.es.closePointInTime({ id: pit }).catch(() => {});
   }
+}
+
+/** The sort values of the row just before `offset` in a point in time (null: fewer rows than that). */
+async function skipRows(services: Services, q: { pitId: string; body: SearchBody; offset: number }): Promise<{ after: unknown[]; pitId: string } | null> {
+  let after: unknown[] | undefined;
+  let { pitId } = q;
+  for (let left = q.offset; left > 0; ) {
+    const size = Math.min(left, WALK_MAX);
+    const res = await services.es.search<Doc>({ pit: { id: pitId, keep_alive: '1m' }, query: q.body.query, sort: q.body.sort as never, size, _source: false, track_total_hits: false, ...(after ? { search_after: after as never } : {}) });
+    pitId = res.pit_id ?? pitId;
+    const hits = res.hits.hits;
+    if (hits.length < size) return null;
+    after = hits[hits.length - 1].sort as unknown[];
+    left -= hits.length;
+  }
+  return after ? { after, pitId } : null;
 }
 
 /** The CSV text of an export: the head, then the lines of each batch of the walk joined (a file's writer takes them as they come). */

@@ -27,8 +27,8 @@ export interface ReadResult {
   meta: Record<string, unknown>;
 }
 
-/** What besides the parameters decides which rows match (see fingerprint). */
-function rowContext(auth: AuthState, req: ListRequest): string {
+/** What besides the parameters decides which rows match (see fingerprint); the export's crawl step uses it too. */
+export function rowContext(auth: AuthState, req: ListRequest): string {
   return [auth.dataNamespace, req.tags.length ? `u:${scopeOf(auth.key)}` : '', req.crmStatus.length ? `o:${auth.key.org}` : ''].join('|');
 }
 

@@ -22,7 +22,7 @@ import { deliver } from '../read/deliver.ts';
 import { fetchByIds, fetchMatching, fetchPerTerm } from '../read/fetch.ts';
 import { checkFieldNames } from '../read/projection.ts';
 import { searchClause } from '../read/query.ts';
-import { SHAPE_PARAMS, one, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery, type ShapeRequest } from '../read/request.ts';
+import { PAGE_SIZE_MAX, SHAPE_PARAMS, one, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery, type ShapeRequest } from '../read/request.ts';
 
 /** Parameters of every lookup and batch call besides its own. */
 export const READ_PARAMS: readonly string[] = [...SHAPE_PARAMS, 'dry_run'];
@@ -60,6 +60,26 @@ interface PersonnelBatch {
   page_size?: number;
 }
 
+/**
+ * Most contacts in one answer of POST /v1/personnel/batch, over all its EINs: the list's page_size
+ * limit (the spec caps the batch's page_size by it). page_size is contacts per EIN, up to it too.
+ */
+export const BATCH_ROWS_MAX = PAGE_SIZE_MAX;
+
+/**
+ * Each EIN's contacts, in input order, until the answer holds `max` in all: the first EINs keep
+ * their page_size, the EIN that reaches the cap is cut, later ones answer none. `capped` says whether any was cut.
+ */
+export function capContacts<T>(perEin: readonly T[][], max: number): { perEin: T[][]; capped: boolean } {
+  let left = max;
+  const out = perEin.map((rows) => {
+    const kept = rows.slice(0, Math.max(0, left));
+    left -= kept.length;
+    return kept;
+  });
+  return { perEin: out, capped: out.some((rows, i) => rows.length < perEin[i].length) };
+}
+
 /** The body of POST /v1/personnel/batch: EINs or ids, the entity's side, contacts per EIN (published in the OpenAPI document). */
 export function personnelBatchSchema(def: EntityDef) {
   const side = def.side?.param ?? 'lead_type';
@@ -70,7 +90,7 @@ export function personnelBatchSchema(def: EntityDef) {
       company_eins: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1 } },
       ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
       [side]: { type: 'string', enum: [...(def.side?.values ?? [])] },
-      page_size: { type: 'integer', minimum: 1, maximum: 25 },
+      page_size: { type: 'integer', minimum: 1, maximum: BATCH_ROWS_MAX, default: 5, description: `Contacts per EIN; the answer holds at most ${BATCH_ROWS_MAX} contacts in all (filled in input order; meta.truncated when some were left out).` },
     },
   };
 }
@@ -177,14 +197,15 @@ export function lookupRoutes(services: Services): Router {
     // An EIN given twice (or with and without the dash) is one input: answered and charged once.
     const eins = [...new Set((body.company_eins as string[]).map(normalizeEin))];
     const sort = [{ [companion.sort('last_name')]: 'asc' }, { id: 'asc' }];
-    const perEin = await fetchPerTerm(services, auth, { def: personnel, terms: eins.map((e) => ({ term: { company_ein: e } })), side: lead, caller, size: body.page_size ?? 5, sort });
+    const fetched = await fetchPerTerm(services, auth, { def: personnel, terms: eins.map((e) => ({ term: { company_ein: e } })), side: lead, caller, size: body.page_size ?? 5, sort });
+    const { perEin, capped } = capContacts(fetched, BATCH_ROWS_MAX);
     const hits = perEin.flat();
     const rows = await decorate(services, auth, shaped, hits);
     // JSON groups contacts by input EIN; flat is one table of contact rows (each carries its company_ein).
     let at = 0;
     const groups = eins.map((ein, i) => ({ company_ein: ein, contacts: rows.slice(at, (at += perEin[i].length)) }));
     const data = shape.format === 'flat' ? groups.flatMap((g) => g.contacts.map((row) => ({ company_ein: g.company_ein, ...row }))) : groups;
-    const res = await deliver(services, auth, { def: personnel, grant, dryRun: shape.dryRun, data, hits, extra: { requested: eins.length } });
+    const res = await deliver(services, auth, { def: personnel, grant, dryRun: shape.dryRun, data, hits, extra: { requested: eins.length, ...(capped ? { truncated: true } : {}) } });
     ok(ctx, res.data, res.meta);
   });
 

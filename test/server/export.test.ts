@@ -137,16 +137,87 @@ t('personnel: lead_type required; crm_status and the side come through; fields= 
   for (const r of rows) assert.is(r.lead_source, 'Form 5500 contacts');
 });
 
-t('bad input: over 2,000 rows, page_size with limit, dry_run, page and format are 400s naming the parameter; nothing charged', async () => {
+t('bad input: over 2,000 rows, page_size with limit, dry_run and cursor are 400s naming the parameter; nothing charged', async () => {
   const before = await h.running.services.credits.balance(org);
   assertError(await get('/v1/companies/export.csv?states=TX&page_size=2001'), 400, 'VALIDATION_ERROR', { field: 'page_size', issue: 'out_of_range' });
   assertError(await get('/v1/companies/export.csv?states=TX&limit=5000'), 400, 'VALIDATION_ERROR', { field: 'limit', issue: 'out_of_range' });
   assertError(await get('/v1/companies/export.csv?states=TX&limit=10&page_size=10'), 400, 'VALIDATION_ERROR', { field: 'limit', issue: 'conflicting_values' });
   assertError(await get('/v1/companies/export.csv?states=TX&dry_run=true'), 400, 'VALIDATION_ERROR', { field: 'dry_run', issue: 'invalid_value' });
-  assertError(await get('/v1/companies/export.csv?states=TX&page=2'), 400, 'VALIDATION_ERROR', { field: 'page', issue: 'unknown_field' });
-  assertError(await get('/v1/companies/export.csv?states=TX&format=json'), 400, 'VALIDATION_ERROR', { field: 'format', issue: 'unknown_field' });
+  assertError(await get('/v1/companies/export.csv?states=TX&cursor=abc'), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'unknown_field' });
   // Without a business filter the default (2,000 rows) needs one, as a list page above 25 does.
   assertError(await get('/v1/companies/export.csv'), 400, 'FILTER_REQUIRED', { field: 'page_size', issue: 'filter_required' });
+  assert.is(await h.running.services.credits.balance(org), before);
+});
+
+/** The ids of an export's file. */
+const idsOf = async (res: { status: number; body: unknown }): Promise<string[]> => {
+  assert.is(res.status, 200, String(res.body).slice(0, 300));
+  return (await parseCsv(res.body as string)).rows.map((r) => r.id);
+};
+
+t('page: page N of an export holds rows N × size + 1 to (N + 1) × size of the list, in the same order; pages never overlap; charged for its rows', async () => {
+  const query = 'eb[ein]=true&sort_by=total_number_of_employees&sort_dir=desc';
+  const first = await get(`/v1/companies/export.csv?${query}&limit=2000`);
+  const second = await get(`/v1/companies/export.csv?${query}&limit=2000&page=1`);
+  const total = Number(second.headers.get('x-total-count'));
+  assert.ok(total > 2000 && total < 4000, `${total} rows match`);
+  const [a, b] = [await idsOf(first), await idsOf(second)];
+  assert.is(a.length, 2000);
+  assert.is(b.length, total - 2000, 'page 1 holds rows 2,001 to the last');
+  assert.is(second.headers.get('x-export-rows'), String(b.length));
+  assert.is(new Set([...a, ...b]).size, total, 'the two pages never overlap and leave nothing out');
+  // The list's pages of 500 from row 2,000 are the same rows in the same order.
+  const list = [...(await get(`/v1/companies?${query}&format=flat&page_size=500&page=4`)).body.data, ...(await get(`/v1/companies?${query}&format=flat&page_size=500&page=5`)).body.data].map((r: Row) => r.id);
+  assert.equal(b, list);
+  const price = rowPrice(entity('companies'), 'basic').base;
+  assert.is(Number(second.headers.get('x-credits-charged')), (b.length * price) / 1000);
+  // Smaller pages alike: page 3 of 300 is rows 901-1,200 of page 0 of 2,000.
+  assert.equal(await idsOf(await get(`/v1/companies/export.csv?${query}&page_size=300&page=3`)), a.slice(900, 1200));
+  // Past the last row: an empty file (its header), nothing charged.
+  const past = await get(`/v1/companies/export.csv?${query}&limit=2000&page=2`);
+  assert.is((await idsOf(past)).length, 0);
+  assert.is(Number(past.headers.get('x-credits-charged')), 0);
+});
+
+t('page: bounded as list pages (relevance order inside BINTEL_PAGE_WINDOW, a walk below 10,000 rows); 400 naming page, nothing charged', async () => {
+  const before = await h.running.services.credits.balance(org);
+  assertError(await get('/v1/companies/export.csv?search=health&limit=2000&page=5'), 400, 'VALIDATION_ERROR', { field: 'page', issue: 'out_of_range' });
+  assertError(await get('/v1/companies/export.csv?eb[ein]=true&sort_by=company_name&limit=2000&page=5'), 400, 'VALIDATION_ERROR', { field: 'page', issue: 'out_of_range' });
+  assertError(await get('/v1/companies/export.csv?eb[ein]=true&limit=10&page=-1'), 400, 'VALIDATION_ERROR', { field: 'page' });
+  assert.is(await h.running.services.credits.balance(org), before);
+});
+
+t('page: export pages are steps of crawl detection, shared with the list pages of the same filters', async () => {
+  const low = await startHarness({ BINTEL_CRAWL_THRESHOLD: '3', BINTEL_CACHE_TTL_S: '0' });
+  try {
+    const { secret } = await withOrg(low, { milli: 10_000_000 });
+    const path = (page: number) => `/v1/companies/export.csv?states=TX&sort_by=company_name&limit=10&page=${page}`;
+    for (const page of [2, 0]) assert.is((await low.call('GET', path(page), { secret })).status, 200);
+    assert.is((await low.call('GET', '/v1/companies?states=TX&sort_by=company_name&page_size=10&page=1', { secret })).status, 200);
+    assert.is((await low.call('GET', path(0), { secret })).status, 200, 'a page already served is served again');
+    const refused = await low.call('GET', path(3), { secret });
+    assertError(refused, 429, 'CRAWL_DETECTED', { field: 'page', issue: 'sequential_page_walking' });
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+  } finally {
+    await low.close();
+  }
+});
+
+t('format and the count parameters: format=flat changes nothing, json is 400 not_supported; count_only and include_count are 400 not_supported saying why', async () => {
+  const plain = await get('/v1/brokers/export.csv?limit=5');
+  const flat = await get('/v1/brokers/export.csv?limit=5&format=flat');
+  assert.equal(await idsOf(flat), await idsOf(plain));
+  assert.equal((await parseCsv(flat.body as string)).header, (await parseCsv(plain.body as string)).header);
+  const before = await h.running.services.credits.balance(org);
+  assertError(await get('/v1/brokers/export.csv?limit=5&format=json'), 400, 'VALIDATION_ERROR', { field: 'format', issue: 'not_supported' });
+  assertError(await get('/v1/brokers/export.csv?limit=5&format=xml'), 400, 'VALIDATION_ERROR', { field: 'format', issue: 'invalid_value' });
+  for (const q of ['count_only=true', 'include_count=true', 'include_count=false', 'count_only=false']) {
+    const res = await get(`/v1/brokers/export.csv?limit=5&${q}`);
+    const name = q.split('=')[0];
+    assertError(res, 400, 'VALIDATION_ERROR', { field: name, issue: 'not_supported' });
+    const detail = (res.body as { error: { details: { field: string; expected: string }[] } }).error.details.find((d) => d.field === name);
+    assert.match(String(detail?.expected), /no meta/);
+  }
   assert.is(await h.running.services.credits.balance(org), before);
 });
 

@@ -135,4 +135,38 @@ t('bodies: not JSON is 415; dry runs answer data in the shape of the real call; 
   assert.equal(withTags.body.data.map((r: { id: string; tags: string[]; crm_status: string[] }) => [r.id, r.tags, r.crm_status]), [['p1', [], []], ['p4', ['renewal q3'], []]]);
 });
 
+/** `n` company contacts of company `company` (fixture columns), one CSV line each. */
+const contacts = (company: string, n: number): string =>
+  Array.from({ length: n }, (_, i) => `${company}x${i},Pat,Batch${String(i).padStart(4, '0')},Pat Batch${i},Benefits Analyst,Mid-Level,company,${company},,pat${i}@${company}.example\n`).join('');
+
+// Last: it reloads the fixtures with hundreds of contacts added (the tests above count the plain fixtures).
+t('personnel batch: page_size up to the list limit (500); the answer holds at most 500 contacts over all EINs, filled in input order', async () => {
+  const more = await loadFixtures(h, { append: { personnel: contacts('c1', 600) + contacts('c2', 100) } });
+  // Its own pool: each answer of 500 contacts costs 250 credits.
+  const own = (await withOrg(h, { milli: 10_000_000 })).secret;
+  const post = (path: string, body: unknown) => h.call('POST', path, { secret: own, body });
+  try {
+    const one = await post('/v1/personnel/batch', { company_eins: ['12-3456789'], lead_type: 'company', page_size: 500 });
+    assert.is(one.status, 200, JSON.stringify(one.body).slice(0, 300));
+    assert.is(one.body.data[0].contacts.length, 500);
+    assert.is(one.body.meta.returned, 500);
+    assert.is(one.body.meta.truncated, undefined, 'nothing was cut: 500 asked for one EIN');
+    assertError(await post('/v1/personnel/batch', { company_eins: ['12-3456789'], lead_type: 'company', page_size: 501 }), 400, 'VALIDATION_ERROR', { field: 'page_size' });
+
+    // 450 + 101 contacts asked for: the first EIN keeps its 450, the second is cut at 50, the third answers none.
+    const two = await post('/v1/personnel/batch', { company_eins: ['123456789', '987654321', '111111111'], lead_type: 'company', page_size: 450 });
+    assert.is(two.status, 200, JSON.stringify(two.body).slice(0, 300));
+    assert.equal(two.body.data.map((g: { company_ein: string; contacts: unknown[] }) => [g.company_ein, g.contacts.length]), [['123456789', 450], ['987654321', 50], ['111111111', 0]]);
+    assert.is(two.body.meta.returned, 500);
+    assert.is(two.body.meta.truncated, true);
+    const flat = await h.call('POST', '/v1/personnel/batch?format=flat', { secret: own, body: { company_eins: ['123456789', '987654321'], lead_type: 'company', page_size: 480 } });
+    assert.is(flat.body.data.length, 500, 'flat: one table of at most 500 contact rows');
+    assert.is(flat.body.data.filter((r: { company_ein: string }) => r.company_ein === '987654321').length, 20);
+    const ids = flat.body.data.map((r: { id: string }) => r.id);
+    assert.is(new Set(ids).size, 500);
+  } finally {
+    await more();
+  }
+});
+
 t.run();
