@@ -670,6 +670,7 @@ export type PostPersonnelBatchBody = {
   company_eins?: string[];
   ids?: string[];
   lead_type?: "company" | "broker";
+  /** Contacts per EIN; the answer holds at most 500 contacts in all (filled in input order; meta.truncated when some were left out). */
   page_size?: number;
 };
 
@@ -783,7 +784,7 @@ export interface GetBrokersByIdQuery {
 
 /** Query parameters of getBrokersExportCsv. */
 export interface GetBrokersExportCsvQuery {
-  /** Rows in the file (alias limit); default as many as the key may take. */
+  /** Rows in the file and the size of its pages (alias limit); default as many as the key may take. */
   page_size?: number;
   /** Sort column (advanced columns need an advanced key). */
   sort_by?: "broker_name" | "total_clients" | "total_offices" | "total_commissions";
@@ -793,6 +794,12 @@ export interface GetBrokersExportCsvQuery {
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
   fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "signals" | "last_updated_at" | "lead_source">;
+  /** A CSV is always flat: flat is accepted and changes nothing; json is 400 not_supported. */
+  format?: "flat";
+  /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). */
+  count_only?: boolean;
+  /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). Listed so a client sending the list parameters learns why. */
+  include_count?: boolean;
   /** Estimate rows and credits without reading or charging (meta only). */
   dry_run?: boolean;
   /** Fuzzy search over the resource's name fields. */
@@ -867,6 +874,8 @@ export interface GetBrokersExportCsvQuery {
   client_count_bands?: Array<"1-10" | "11-50" | "51-200" | "201-1000" | "1001+">;
   /** Alias of page_size: rows in the file (at most 2000). */
   limit?: number;
+  /** Page of the export, from 0: page N holds rows N × page_size + 1 to (N + 1) × page_size of the same order (page_size 2000, page 1: rows 2001 to 4000). As a list page, each page is a step of crawl detection (429 CRAWL_DETECTED), and a page must start before row 10,000 (page × page_size < 10,000; in relevance order, search without sort_by, before BINTEL_PAGE_WINDOW, at most that): deeper is 400 out_of_range, and the list's cursor goes on. */
+  page?: number;
 }
 
 /** Query parameters of getBrokersAutocomplete. */
@@ -1019,7 +1028,7 @@ export interface GetBrokerOfficesByIdQuery {
 
 /** Query parameters of getBrokerOfficesExportCsv. */
 export interface GetBrokerOfficesExportCsvQuery {
-  /** Rows in the file (alias limit); default as many as the key may take. */
+  /** Rows in the file and the size of its pages (alias limit); default as many as the key may take. */
   page_size?: number;
   /** Sort column (advanced columns need an advanced key). */
   sort_by?: "office_name" | "client_count" | "total_commissions" | "total_premiums";
@@ -1029,6 +1038,12 @@ export interface GetBrokerOfficesExportCsvQuery {
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
   fields?: Array<"id" | "office_name" | "broker_office_name" | "broker_id" | "broker_name" | "brokerage_class" | "website" | "city" | "state" | "zip" | "dma" | "phone_number" | "client_count" | "total_commissions" | "total_premiums" | "broker_commission_growth_pct" | "carriers" | "employee_coverage" | "industry_coverage" | "client_count_band" | "commission_tier" | "signals" | "last_updated_at" | "lead_source">;
+  /** A CSV is always flat: flat is accepted and changes nothing; json is 400 not_supported. */
+  format?: "flat";
+  /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). */
+  count_only?: boolean;
+  /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). Listed so a client sending the list parameters learns why. */
+  include_count?: boolean;
   /** Estimate rows and credits without reading or charging (meta only). */
   dry_run?: boolean;
   /** Fuzzy search over the resource's name fields. */
@@ -1131,6 +1146,8 @@ export interface GetBrokerOfficesExportCsvQuery {
   industry_coverage?: string[];
   /** Alias of page_size: rows in the file (at most 2000). */
   limit?: number;
+  /** Page of the export, from 0: page N holds rows N × page_size + 1 to (N + 1) × page_size of the same order (page_size 2000, page 1: rows 2001 to 4000). As a list page, each page is a step of crawl detection (429 CRAWL_DETECTED), and a page must start before row 10,000 (page × page_size < 10,000; in relevance order, search without sort_by, before BINTEL_PAGE_WINDOW, at most that): deeper is 400 out_of_range, and the list's cursor goes on. */
+  page?: number;
 }
 
 /** Query parameters of getBrokerOfficesAutocomplete. */
@@ -1340,7 +1357,7 @@ export interface GetCompaniesByIdQuery {
 
 /** Query parameters of getCompaniesExportCsv. */
 export interface GetCompaniesExportCsvQuery {
-  /** Rows in the file (alias limit); default as many as the key may take. */
+  /** Rows in the file and the size of its pages (alias limit); default as many as the key may take. */
   page_size?: number;
   /** Sort column (advanced columns need an advanced key). */
   sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth";
@@ -1350,6 +1367,12 @@ export interface GetCompaniesExportCsvQuery {
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
   fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  /** A CSV is always flat: flat is accepted and changes nothing; json is 400 not_supported. */
+  format?: "flat";
+  /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). */
+  count_only?: boolean;
+  /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). Listed so a client sending the list parameters learns why. */
+  include_count?: boolean;
   /** Estimate rows and credits without reading or charging (meta only). */
   dry_run?: boolean;
   /** Fuzzy search over the resource's name fields. */
@@ -1509,6 +1532,8 @@ export interface GetCompaniesExportCsvQuery {
   relationship_density?: Array<"none" | "single" | "2-3" | "4+">;
   /** Alias of page_size: rows in the file (at most 2000). */
   limit?: number;
+  /** Page of the export, from 0: page N holds rows N × page_size + 1 to (N + 1) × page_size of the same order (page_size 2000, page 1: rows 2001 to 4000). As a list page, each page is a step of crawl detection (429 CRAWL_DETECTED), and a page must start before row 10,000 (page × page_size < 10,000; in relevance order, search without sort_by, before BINTEL_PAGE_WINDOW, at most that): deeper is 400 out_of_range, and the list's cursor goes on. */
+  page?: number;
 }
 
 /** Query parameters of getCompaniesAutocomplete. */
@@ -1711,7 +1736,7 @@ export interface GetPersonnelByIdQuery {
 
 /** Query parameters of getPersonnelExportCsv. */
 export interface GetPersonnelExportCsvQuery {
-  /** Rows in the file (alias limit); default as many as the key may take. */
+  /** Rows in the file and the size of its pages (alias limit); default as many as the key may take. */
   page_size?: number;
   /** Sort column (advanced columns need an advanced key). */
   sort_by?: "last_name" | "company_name" | "total_number_of_employees";
@@ -1721,6 +1746,12 @@ export interface GetPersonnelExportCsvQuery {
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
   fields?: Array<"id" | "first_name" | "last_name" | "full_name" | "title" | "job_description" | "seniority" | "job_function" | "email_address" | "email_status" | "person_linkedin_url" | "phone_number" | "lead_type" | "company_id" | "broker_office_id" | "form5500_role" | "person_city" | "person_state" | "person_dma" | "last_updated_at" | "company_name" | "company_ein" | "company_city" | "company_state" | "company_industry" | "company_website" | "company_linkedin" | "total_number_of_employees" | "signals" | "broker_name" | "broker_office_city" | "broker_office_state" | "lead_source" | "crm_status" | "tags">;
+  /** A CSV is always flat: flat is accepted and changes nothing; json is 400 not_supported. */
+  format?: "flat";
+  /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). */
+  count_only?: boolean;
+  /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). Listed so a client sending the list parameters learns why. */
+  include_count?: boolean;
   /** Estimate rows and credits without reading or charging (meta only). */
   dry_run?: boolean;
   /** Fuzzy search over the resource's name fields. */
@@ -1871,6 +1902,8 @@ export interface GetPersonnelExportCsvQuery {
   lead_type: "company" | "broker";
   /** Alias of page_size: rows in the file (at most 2000). */
   limit?: number;
+  /** Page of the export, from 0: page N holds rows N × page_size + 1 to (N + 1) × page_size of the same order (page_size 2000, page 1: rows 2001 to 4000). As a list page, each page is a step of crawl detection (429 CRAWL_DETECTED), and a page must start before row 10,000 (page × page_size < 10,000; in relevance order, search without sort_by, before BINTEL_PAGE_WINDOW, at most that): deeper is 400 out_of_range, and the list's cursor goes on. */
+  page?: number;
 }
 
 /** Query parameters of getPersonnelAutocomplete. */
