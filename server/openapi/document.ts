@@ -109,3 +109,14 @@ export function openApiDocument(opts: DocumentOptions = {}): Schema {
     },
   };
 }
+
+let shared: Schema | undefined;
+
+/**
+ * The document of the operation table, built once per process: the docs route serves it and
+ * the tests' response checker validates against it, so starting many servers builds it once.
+ */
+export function sharedDocument(): Schema {
+  shared ??= openApiDocument();
+  return shared;
+}
