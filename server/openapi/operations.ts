@@ -27,10 +27,15 @@ import { WAIT_MS_MAX } from '../routes/writing-jobs.ts';
 import { USAGE_MAX_DAYS } from '../routes/usage.ts';
 import { LOOKALIKE_DEFAULT_LIMIT, LOOKALIKE_MAX_RESULTS, LOOKALIKE_MAX_SEEDS, LOOKALIKE_MIN_SEEDS, LOOKALIKE_TYPES } from '../read/lookalikes.ts';
 import { FEEDBACK_TEXT_MAX, FLAG_PATHS, SUGGESTED_VALUE_MAX } from '../routes/feedback.ts';
-import { FEEDBACK_STATUSES } from '../services/feedback.ts';
+import { FEEDBACK_STATUSES, feedbackIdPattern } from '../services/feedback.ts';
+import { KEY_ID_PATTERN } from '../services/keys.ts';
+import { EXPORT_ID_PATTERN, EXPORT_JOB_VIEW_SCHEMA } from '../read/async-export.ts';
+import { EXPORT_BODY_SCHEMA } from '../read/export-job.ts';
+import { CHANNELS, WRITING_JOB_ID_PATTERN, WRITING_JOB_VIEW_SCHEMA } from '../writing/job-view.ts';
 import { FORMATS, MODES } from '../read/request.ts';
 import { LEAD_TYPES } from '../../mappings/reference.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../validate.ts';
+import { CONFIG_DEFAULTS } from '../../core/config.ts';
 
 /** Who may call: nobody needs a key, any key, any live key, or a key holding a scope. */
 export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | { kind: 'scope'; scope: string };
@@ -47,8 +52,8 @@ export interface Operation {
   access: Access;
   parameters?: Parameter[];
   body?: { schema: Schema; example: unknown };
-  /** Success: status (200 by default; `created` adds 201), data and meta schemas, or a non-JSON media type. */
-  success: { data?: Schema; meta?: Schema; created?: boolean; media?: 'text/csv' | 'text/html' | 'application/json' | 'asset' };
+  /** Success: status (200 by default; `created` adds 201, `accepted` 202 for a job queued), data and meta schemas, or a non-JSON media type. */
+  success: { data?: Schema; meta?: Schema; created?: boolean; accepted?: boolean; gzip?: boolean; media?: 'text/csv' | 'text/html' | 'application/json' | 'asset' };
   /** Error statuses besides the access ones (401, 403, 429, 500, 503 for keyed calls). */
   errors?: number[];
 }
@@ -130,12 +135,12 @@ function publicOperations(): Operation[] {
 
 /** whoami, credits and API keys. */
 function accountOperations(): Operation[] {
-  const keyId = pathParameter('key_id', 'The key id.');
+  const keyId = pathParameter('key_id', 'The key id (key_…).', { type: 'string', pattern: KEY_ID_PATTERN });
   return [
     { method: 'get', path: '/v1/whoami', tag: 'account', summary: 'The calling key, organization and user', access: KEY, success: { data: { type: 'object', properties: { key: ref('ApiKey'), organization: { type: 'string' }, user: { type: 'string' }, sandbox: { type: 'boolean' }, data_namespace: { type: 'string', enum: ['live', 'sandbox'] } } } } },
     { method: 'get', path: '/v1/credits', tag: 'account', summary: "The organization's balance and this key's usage", description: 'Any live key; test keys 403 test_key_not_allowed.', access: { kind: 'live' }, success: { data: obj } },
     { method: 'get', path: '/v1/api-keys', tag: 'api-keys', summary: 'Keys of the organization with usage', access: scope('keys:read'), success: { data: array(ref('ApiKeyWithUsage')) } },
-    { method: 'post', path: '/v1/api-keys', tag: 'api-keys', summary: 'Create a child key (root key); the secret is shown once', description: 'A root key has at most BINTEL_MAX_CHILD_KEYS (default 100) active child keys: 429 QUOTA_EXCEEDED beyond.', access: scope('keys:write'), body: { schema: CREATE_KEY_SCHEMA, example: { scopes: ['read:companies'], name: 'reporting', field_tier: 'basic' } }, success: { data: ref('ApiKeyWithSecret'), created: true }, errors: BODY },
+    { method: 'post', path: '/v1/api-keys', tag: 'api-keys', summary: 'Create a child key (root key); the secret is shown once', description: `A root key has at most BINTEL_MAX_CHILD_KEYS (default ${CONFIG_DEFAULTS.maxChildKeys}) active child keys: 429 QUOTA_EXCEEDED beyond.`, access: scope('keys:write'), body: { schema: CREATE_KEY_SCHEMA, example: { scopes: ['read:companies'], name: 'reporting', field_tier: 'basic' } }, success: { data: ref('ApiKeyWithSecret'), created: true }, errors: BODY },
     { method: 'delete', path: '/v1/api-keys/{key_id}', tag: 'api-keys', summary: 'Revoke a key: every secret it ever had fails at once; a root key revokes its child keys with it', access: scope('keys:write'), parameters: [keyId], success: { data: ref('ApiKey') }, errors: [404] },
     { method: 'post', path: '/v1/api-keys/{key_id}/rotate', tag: 'api-keys', summary: 'Rotate a key: a new secret, the old one fails at once', description: 'A compare-and-set on the current secret: of two concurrent rotations one answers 200 and the other 409 (concurrent_change); a revoked key answers 409 (revoked).', access: scope('keys:write'), parameters: [keyId], success: { data: ref('ApiKeyWithSecret') }, errors: [404, 409] },
   ];
@@ -153,21 +158,16 @@ function filterOptionOperations(): Operation[] {
 
 /** Async exports (server/routes/exports.ts): an extension beyond the spec. */
 function exportJobOperations(): Operation[] {
-  const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: '^exp_[0-9a-f]{32}$' });
-  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, tier: { type: 'string', enum: ['basic', 'advanced'], description: 'The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them.' }, sandbox: { type: 'boolean' }, status: { type: 'string', enum: [...JOB_STATUSES] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' }, attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' } } };
+  const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: EXPORT_ID_PATTERN });
+  const job = EXPORT_JOB_VIEW_SCHEMA as unknown as Schema;
   const paging = pagedParameters('Exports', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] } }, about: { status: 'Only jobs in this state.' } });
   const readable = "A job is read only by keys that could read its rows: read:<resource>, a tier for the resource at least the job's (`tier`), and the job's side (test keys sandbox jobs, live keys live ones)";
-  const body: Schema = {
-    type: 'object',
-    required: ['resource', 'max_rows'],
-    properties: { resource: { type: 'string', enum: [...ENTITY_NAMES] }, max_rows: { type: 'integer', minimum: 1, description: 'At most BINTEL_EXPORT_MAX_ROWS (default 50,000).' }, gzip: { type: 'boolean' } },
-    additionalProperties: { type: 'string', description: "A list parameter of the resource, as in the list's query string." },
-  };
+  const body = EXPORT_BODY_SCHEMA as Schema;
   return [
-    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key: a repeat with the same body returns the same job (200, meta.idempotency_reused), another body or another key is 409. 202 Accepted with Location; meta.credits_reserved is the reservation, meta.credits_charged 0 until the job settles. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default 5) exports queued or running.', access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402, 429] },
+    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: `Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key: a repeat with the same body returns the same job (200, meta.idempotency_reused), another body or another key is 409. 202 Accepted with Location; meta.credits_reserved is the reservation, meta.credits_charged 0 until the job settles. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default ${CONFIG_DEFAULTS.exportMaxActive}) exports queued or running.`, access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, accepted: true }, errors: [...BODY, 402, 429] },
     { method: 'get', path: '/v1/exports', tag: 'exports', summary: "The organization's exports this key may read, newest first", description: `${readable}; the list and total_count leave the others out.`, access: KEY, parameters: paging, success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
     { method: 'get', path: '/v1/exports/{id}', tag: 'exports', summary: 'Status and progress of an export', description: `${readable}; any other is 404, as an unknown id.`, access: KEY, parameters: [id], success: { data: job }, errors: [404] },
-    { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: `${readable}; any other is 404, as an unknown id. 409 before completion, 410 once expired.`, access: KEY, parameters: [id], success: { media: 'text/csv' }, errors: [404, 409, 410] },
+    { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: `${readable}; any other is 404, as an unknown id. 409 before completion, 410 once expired.`, access: KEY, parameters: [id], success: { media: 'text/csv', gzip: true }, errors: [404, 409, 410] },
   ];
 }
 
@@ -217,54 +217,21 @@ function writingResourceOperations(): Operation[] {
 /** Writing jobs (server/routes/writing-jobs.ts) and usage reports (server/routes/usage.ts). */
 function writingJobOperations(): Operation[] {
   const str: Schema = { type: 'string' };
-  const nullable = (t: Schema): Schema => ({ oneOf: [t, { type: 'null' }] });
-  const event: Schema = { type: 'object', required: ['progress', 'label', 'ts'], properties: { progress: { type: 'integer', minimum: 0, maximum: 100 }, label: str, ts: { type: 'integer', description: 'Unix milliseconds.' } } };
-  const output: Schema = {
-    oneOf: [
-      { type: 'object', required: ['channel', 'subject', 'body', 'body_html', 'resolved_context'], properties: { channel: { const: 'email' }, subject: str, body: { type: 'string', description: 'Plain text, LF line ends.' }, body_html: str, resolved_context: obj, ai_costs: obj } },
-      { type: 'object', required: ['channel', 'linkedin_type', 'content', 'resolved_context'], properties: { channel: { const: 'linkedin' }, linkedin_type: { type: 'string', enum: ['message', 'connection_request'] }, content: { type: 'string', description: 'At most 300 characters for a connection request.' }, resolved_context: obj, ai_costs: obj } },
-      { type: 'null' },
-    ],
-  };
-  const job: Schema = {
-    type: 'object',
-    additionalProperties: false,
-    required: ['id', 'status', 'events', 'eventCount', 'billing'],
-    properties: {
-      id: { type: 'string', pattern: '^wj_[0-9a-f]{32}$' },
-      kind: nullable({ type: 'string', enum: ['email', 'linkedin_message', 'linkedin_connection_request'] }),
-      status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] },
-      progress: { type: 'integer', minimum: 0, maximum: 100 },
-      label: str,
-      events: array(event),
-      eventCount: { type: 'integer', minimum: 0 },
-      done: { type: 'boolean' },
-      success: nullable({ type: 'boolean' }),
-      jobSuccess: nullable({ type: 'boolean' }),
-      error: { oneOf: [str, obj, { type: 'null' }] },
-      created_at: nullable({ type: 'string', format: 'date-time' }),
-      updated_at: nullable({ type: 'string', format: 'date-time' }),
-      channel: { type: 'string', enum: ['email', 'linkedin'] },
-      linkedin_type: nullable({ type: 'string', enum: ['message', 'connection_request'] }),
-      output,
-      resolved_context: nullable(obj),
-      billing: { type: 'object', properties: { credits_reserved: { type: 'number' }, credits_charged: { type: 'number' }, credits_released: { type: 'number' }, credits_refunded: { const: 0, description: 'Always 0 (deprecated).' } } },
-    },
-  };
+  const job = WRITING_JOB_VIEW_SCHEMA as Schema;
   const dryRun: Schema = { type: 'object', additionalProperties: false, required: ['dry_run', 'job_created', 'prose_generated', 'estimated_credits', 'resolved_context'], properties: { dry_run: { const: true }, job_created: { const: false }, prose_generated: { const: false }, estimated_credits: { type: 'number' }, resolved_context: obj } };
   const period = schemaParameters({ properties: { from: { type: 'string', format: 'date' }, to: { type: 'string', format: 'date' } } }, { from: `First UTC day (default: 29 days before \`to\`); at most ${USAGE_MAX_DAYS} days in all.`, to: 'Last UTC day (default: today).' });
   const example = { source_mode: 'inline', channel: 'email', identity: { companyName: 'Northwind Benefits', valueProps: [{ id: 'vp1', feature: 'Cut renewal costs by benchmarking every carrier quote' }], brandVoice: { avoid: ['synergy', 'em dash'] } }, target: { full_name: 'Dana Whitfield', title: 'VP People', company_name: 'Contoso Ltd' }, sender: { full_name: 'Sam Reyes', title: 'Partner' } };
   return [
     {
       method: 'post', path: '/v1/writing-jobs', tag: 'writing', summary: 'Start a writing job (email or LinkedIn)', access: scope('writing:generate'),
-      description: 'Live keys. Reserves 5 (email) or 3 (LinkedIn) credits by default; charged on completion only, released on failure. Idempotency-Key: a repeat returns the original job (200, meta.idempotency_reused). dry_run=true answers 200 with the resolved context and the estimate, creating nothing. include_ai_costs and force_failure: internal tokens only.',
-      body: { schema: START_JOB_SCHEMA, example }, success: { data: { oneOf: [job, dryRun] }, created: true }, errors: [...BODY, 402, 409],
+      description: `Live keys. Reserves ${CONFIG_DEFAULTS.writingCredits.email} (email) or ${CONFIG_DEFAULTS.writingCredits.linkedin} (LinkedIn) credits by default; charged on completion only, released on failure. Idempotency-Key: a repeat returns the original job (200, meta.idempotency_reused). dry_run=true answers 200 with the resolved context and the estimate, creating nothing. include_ai_costs and force_failure: internal tokens only.`,
+      body: { schema: START_JOB_SCHEMA, example }, success: { data: { oneOf: [job, dryRun] }, accepted: true }, errors: [...BODY, 402, 409],
     },
-    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: pagedParameters('Jobs', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] }, channel: { type: 'string', enum: ['email', 'linkedin'] } }, about: { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.' } }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: pagedParameters('Jobs', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] }, channel: { type: 'string', enum: [...CHANNELS] } }, about: { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.' } }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
     {
       method: 'get', path: '/v1/writing-jobs/{job_id}', tag: 'writing', summary: 'A writing job, with a bounded long poll', access: scope('writing:read'),
       description: 'With wait_ms, answers as soon as the job has an event beyond last_event_count (or beyond its count when the request came), when it is done, or when wait_ms pass.',
-      parameters: [pathParameter('job_id', 'The job id (wj_…).', { type: 'string', pattern: '^wj_[0-9a-f]{32}$' }), ...schemaParameters({ properties: { wait_ms: { type: 'integer', minimum: 0, maximum: WAIT_MS_MAX, default: 0 }, last_event_count: { type: 'integer', minimum: 0 } } }, { wait_ms: 'Longest wait, ms.', last_event_count: 'The eventCount the caller has seen.' })],
+      parameters: [pathParameter('job_id', 'The job id (wj_…).', { type: 'string', pattern: WRITING_JOB_ID_PATTERN }), ...schemaParameters({ properties: { wait_ms: { type: 'integer', minimum: 0, maximum: WAIT_MS_MAX, default: 0 }, last_event_count: { type: 'integer', minimum: 0 } } }, { wait_ms: 'Longest wait, ms.', last_event_count: 'The eventCount the caller has seen.' })],
       success: { data: job }, errors: [400, 404],
     },
     { method: 'get', path: '/v1/usage/writing', tag: 'usage', summary: 'Writing jobs and credits by day, channel and operation', access: scope('usage:read'), parameters: period, success: { data: array({ type: 'object', properties: { day: { type: 'string', format: 'date' }, channel: str, operation: str, accepted: { type: 'integer' }, completed: { type: 'integer' }, failed: { type: 'integer' }, credits_reserved: { type: 'number' }, credits_charged: { type: 'number' }, credits_released: { type: 'number' } } }) }, errors: [400] },
@@ -340,7 +307,7 @@ function feedbackOperations(): Operation[] {
     resolution_note: { oneOf: [{ type: 'string' }, { type: 'null' }] },
   };
   const text = (max: number): Schema => ({ type: 'string', minLength: 1, maxLength: max });
-  const reportBody: Schema = { type: 'object', additionalProperties: false, required: ['endpoint', 'message'], properties: { endpoint: { ...text(300), description: 'The call concerned, e.g. "GET /v1/companies".' }, request_id: { ...text(128), description: 'Its X-Request-Id.' }, message: text(FEEDBACK_TEXT_MAX), payload: { description: 'Any JSON, at most BINTEL_REPORT_MAX_BYTES (default 65,536) bytes: 413 above.' } } };
+  const reportBody: Schema = { type: 'object', additionalProperties: false, required: ['endpoint', 'message'], properties: { endpoint: { ...text(300), description: 'The call concerned, e.g. "GET /v1/companies".' }, request_id: { ...text(128), description: 'Its X-Request-Id.' }, message: text(FEEDBACK_TEXT_MAX), payload: { description: `Any JSON, at most BINTEL_REPORT_MAX_BYTES (default ${CONFIG_DEFAULTS.reportMaxBytes.toLocaleString('en-US')}) bytes: 413 above.` } } };
   const flagBody: Schema = {
     type: 'object',
     additionalProperties: false,
@@ -355,21 +322,21 @@ function feedbackOperations(): Operation[] {
       suggested_value: { description: `The right value, any JSON up to ${SUGGESTED_VALUE_MAX} characters.` },
     },
   };
-  const report: Schema = { type: 'object', properties: { id: { type: 'string', pattern: '^rpt_[0-9a-f]{24}$' }, endpoint: { type: 'string' }, request_id: { oneOf: [{ type: 'string' }, { type: 'null' }] }, message: { type: 'string' }, payload: {}, ...common } };
-  const flag: Schema = { type: 'object', properties: { id: { type: 'string', pattern: '^flg_[0-9a-f]{24}$' }, entity_type: { type: 'string' }, entity_id: { type: 'string' }, field: { type: 'string' }, issue: { type: 'string' }, suggested_value: {}, ...common } };
+  const report: Schema = { type: 'object', properties: { id: { type: 'string', pattern: feedbackIdPattern('report') }, endpoint: { type: 'string' }, request_id: { oneOf: [{ type: 'string' }, { type: 'null' }] }, message: { type: 'string' }, payload: {}, ...common } };
+  const flag: Schema = { type: 'object', properties: { id: { type: 'string', pattern: feedbackIdPattern('flag') }, entity_type: { type: 'string' }, entity_id: { type: 'string' }, field: { type: 'string' }, issue: { type: 'string' }, suggested_value: {}, ...common } };
   const listing = pagedParameters('Records', { properties: { status: { type: 'string', enum: [...FEEDBACK_STATUSES] } }, about: { status: 'Only records in this state.' } });
   const idem = 'Idempotency-Key: a repeat with the same body answers the first record (200, meta.idempotency_reused); with another body 409.';
   const ops: Operation[] = [
     { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
     { method: 'get', path: '/v1/reports', tag: 'feedback', summary: 'The reports the caller filed, newest first', access: live, parameters: listing, success: { data: array(report), meta: ref('ListMeta') }, errors: [400] },
-    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: live, parameters: [pathParameter('id', 'The report id (rpt_…).')], success: { data: report }, errors: [404] },
+    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: live, parameters: [pathParameter('id', 'The report id (rpt_…).', { type: 'string', pattern: feedbackIdPattern('report') })], success: { data: report }, errors: [404] },
   ];
   for (const path of FLAG_PATHS) {
     const alias = path === '/v1/data-flags' ? ' (alias of /v1/review-flags)' : '';
     ops.push(
       { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
       { method: 'get', path, tag: 'feedback', summary: `The flags the caller filed, newest first${alias}`, access: live, parameters: listing, success: { data: array(flag), meta: ref('ListMeta') }, errors: [400] },
-      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: live, parameters: [pathParameter('id', 'The flag id (flg_…).')], success: { data: flag }, errors: [404] },
+      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: live, parameters: [pathParameter('id', 'The flag id (flg_…).', { type: 'string', pattern: feedbackIdPattern('flag') })], success: { data: flag }, errors: [404] },
     );
   }
   return ops;

@@ -42,7 +42,7 @@ function rowSchema(def: EntityDef): Schema {
   const props: Record<string, Schema> = Object.fromEntries(def.fields.filter((f) => f.output !== false).map((f) => [f.name, fieldSchema(f)]));
   props.lead_source = { type: ['object', 'null'], description: 'Where the row comes from.', properties: { source: { type: 'string' }, retrieved_at: { type: ['string', 'null'] } } };
   for (const m of def.callerMembers ?? []) {
-    props[m] = m === 'tags' ? { type: 'array', items: { type: 'string' }, description: "The caller's tags on the row (mode=full or fields=tags)." } : { type: 'string', description: "The row's place in the organization's CRMs." };
+    props[m] = m === 'tags' ? { type: 'array', items: { type: 'string' }, description: "The caller's tags on the row (mode=full or fields=tags)." } : { type: ['string', 'null'], description: "The row's place in the organization's CRMs (null: in none)." };
   }
   return { type: 'object', description: `A ${def.label} row: mode, fields and the key's field tier decide which properties it carries (x-tier).`, required: ['id'], properties: props };
 }

@@ -20,6 +20,10 @@ import type { Tier } from '../../mappings/types.ts';
 import { ALL_SCOPES, DATA_READ_SCOPES, isDataReadScope, isKnownScope } from '../scopes.ts';
 import { ApiError, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 
+/** Key ids: `key_` and 20 hex digits (the document's key_id pattern). */
+const KEY_ID_PREFIX = 'key_';
+export const KEY_ID_PATTERN = `^${KEY_ID_PREFIX}[0-9a-f]{20}$`;
+
 export type KeyType = 'live' | 'test';
 export type KeyState = 'active' | 'revoked' | 'rotated';
 
@@ -274,7 +278,7 @@ export class KeyService {
     const secret = randomSecret(base.key_type);
     const rec: KeyRecord = {
       ...base,
-      id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      id: `${KEY_ID_PREFIX}${randomUUID().replace(/-/g, '').slice(0, 20)}`,
       secret_prefix: secret.slice(0, 12),
       secret_hash: hashSecret(secret),
       status: 'active',
