@@ -8,6 +8,7 @@ import { ENTITIES } from '../../mappings/index.ts';
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
 import { CATALOGUE, ISSUE_CODES, type ErrorCode } from '../errors.ts';
 import { ALL_SCOPES } from '../scopes.ts';
+import { KEY_STATES, KEY_TYPES } from '../services/keys.ts';
 import type { Schema } from './params.ts';
 
 /** `#/components/schemas/<name>`. */
@@ -98,10 +99,10 @@ const KEY: Schema = {
   type: 'object',
   properties: {
     id: { type: 'string' }, org: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' },
-    key_type: { type: 'string', enum: ['live', 'test'] }, scopes: { type: 'array', items: { type: 'string', enum: [...ALL_SCOPES] } },
+    key_type: { type: 'string', enum: [...KEY_TYPES] }, scopes: { type: 'array', items: { type: 'string', enum: [...ALL_SCOPES] } },
     field_tier: { type: 'string', enum: ['basic', 'advanced'] }, entity_field_tiers: { type: 'object', additionalProperties: { type: 'string', enum: ['basic', 'advanced'] } },
     field_tiers: { type: 'object' }, parent_id: { type: ['string', 'null'] }, internal: { type: 'boolean' }, secret_prefix: { type: 'string' },
-    status: { type: 'string' }, created_at: { type: 'string' }, revoked_at: { type: ['string', 'null'] }, rotated_at: { type: ['string', 'null'] },
+    status: { type: 'string', enum: [...KEY_STATES] }, created_at: { type: 'string' }, revoked_at: { type: ['string', 'null'] }, rotated_at: { type: ['string', 'null'] },
   },
 };
 

@@ -24,8 +24,11 @@ import { ApiError, forbidden, invalid, notFound, unauthorized } from '../errors.
 const KEY_ID_PREFIX = 'key_';
 export const KEY_ID_PATTERN = `^${KEY_ID_PREFIX}[0-9a-f]{20}$`;
 
-export type KeyType = 'live' | 'test';
-export type KeyState = 'active' | 'revoked' | 'rotated';
+export const KEY_TYPES = ['live', 'test'] as const;
+export type KeyType = (typeof KEY_TYPES)[number];
+/** What a key is: rotated is what a superseded secret finds (the key itself goes on). */
+export const KEY_STATES = ['active', 'revoked', 'rotated'] as const;
+export type KeyState = (typeof KEY_STATES)[number];
 
 export interface KeyRecord {
   id: string;

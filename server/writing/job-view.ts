@@ -4,15 +4,13 @@
  * which keeps exactly the schema's members of a record.
  */
 import { jobIdPattern, JOB_STATUSES, type JobStatus } from '../jobs/kind.ts';
-import type { Channel, LinkedinType, ResolvedContext } from './context.ts';
+import { CHANNELS, LINKEDIN_TYPES, type Channel, type LinkedinType, type ResolvedContext } from './context.ts';
 import type { AiCosts, EmailOutput, LinkedinOutput } from './writer.ts';
 
 /** Writing job ids: `wj_` and 32 hex digits. */
 export const WRITING_JOB_ID_PREFIX = 'wj';
 export const WRITING_JOB_ID_PATTERN = jobIdPattern(WRITING_JOB_ID_PREFIX);
 
-export const CHANNELS = ['email', 'linkedin'] as const satisfies readonly Channel[];
-export const LINKEDIN_TYPES = ['message', 'connection_request'] as const satisfies readonly LinkedinType[];
 export const WRITING_KINDS = ['email', 'linkedin_message', 'linkedin_connection_request'] as const;
 
 export interface WritingEvent {
