@@ -67,6 +67,8 @@ const KEY: Access = { kind: 'key' };
 const PUBLIC: Access = { kind: 'public' };
 const array = (items: Schema): Schema => ({ type: 'array', items });
 const obj: Schema = { type: 'object' };
+/** The data of a list asked with count_only=true: the count, no rows. */
+const COUNT_ONLY: Schema = { type: 'object', additionalProperties: false, required: ['total_count'], properties: { total_count: { type: 'integer', minimum: 0 } }, description: 'count_only=true: the count alone.' };
 /** 400 parameters, 402 credits, 404 record: a priced read. */
 const PRICED = [400, 402, 404];
 /** A JSON body: 400 invalid, 413 too large, 415 not JSON. */
@@ -86,7 +88,7 @@ function resourceOperations(def: EntityDef): Operation[] {
   const read = scope(`read:${def.name}`);
   const row = ref(rowName(def));
   return [
-    { method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).', access: read, parameters: queryParameters({ names: listParams(def), def }), success: { data: array(row), meta: ref('ListMeta') }, errors: [400, 402] },
+    { method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).', access: read, parameters: queryParameters({ names: listParams(def), def }), success: { data: { oneOf: [array(row), COUNT_ONLY] }, meta: ref('ListMeta') }, errors: [400, 402] },
     { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: row }, errors: PRICED },
     {
       method: 'get', path: `/v1/${def.name}/export.csv`, tag: def.name, summary: `Export ${def.name} as CSV`, description: `The rows of a list call as CSV (up to ${EXPORT_SYNC_MAX}); the price is held before the first byte (402 there) and settled to the rows the connection took; headers X-Export-Rows, X-Total-Count, X-Credits-Charged.`, access: read,
