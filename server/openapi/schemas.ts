@@ -9,6 +9,7 @@ import type { EntityDef, FieldDef } from '../../mappings/types.ts';
 import { CATALOGUE, ISSUE_CODES, type ErrorCode } from '../errors.ts';
 import { ALL_SCOPES } from '../scopes.ts';
 import { KEY_STATES, KEY_TYPES } from '../services/keys.ts';
+import { CRMS } from '../services/crm.ts';
 import type { Schema } from './params.ts';
 
 /** `#/components/schemas/<name>`. */
@@ -43,7 +44,7 @@ function rowSchema(def: EntityDef): Schema {
   const props: Record<string, Schema> = Object.fromEntries(def.fields.filter((f) => f.output !== false).map((f) => [f.name, fieldSchema(f)]));
   props.lead_source = { type: ['object', 'null'], description: 'Where the row comes from.', properties: { source: { type: 'string' }, retrieved_at: { type: ['string', 'null'] } } };
   for (const m of def.callerMembers ?? []) {
-    props[m] = m === 'tags' ? { type: 'array', items: { type: 'string' }, description: "The caller's tags on the row (mode=full or fields=tags)." } : { type: ['string', 'null'], description: "The row's place in the organization's CRMs (null: in none)." };
+    props[m] = m === 'tags' ? { type: 'array', items: { type: 'string' }, description: "The caller's tags on the row (mode=full or fields=tags)." } : { type: ['array', 'null'], items: { type: 'string', enum: [...CRMS] }, description: "The organization's CRMs that hold the row (`[]`: in neither)." };
   }
   return { type: 'object', description: `A ${def.label} row: mode, fields and the key's field tier decide which properties it carries (x-tier).`, required: ['id'], properties: props };
 }
