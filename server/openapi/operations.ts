@@ -33,6 +33,7 @@ import { EXPORT_ID_PATTERN, EXPORT_JOB_VIEW_SCHEMA } from '../read/async-export.
 import { EXPORT_BODY_SCHEMA } from '../read/export-job.ts';
 import { WRITING_JOB_ID_PATTERN, WRITING_JOB_VIEW_SCHEMA } from '../writing/job-view.ts';
 import { CHANNELS } from '../writing/context.ts';
+import { idPatternSource } from '../writing/store.ts';
 import { FORMATS, MODES } from '../read/request.ts';
 import { LEAD_TYPES } from '../../mappings/reference.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../validate.ts';
@@ -185,7 +186,7 @@ function writingResourceOperations(): Operation[] {
   for (const k of PLAIN_KINDS) {
     const record: Schema = { type: 'object', properties: { ...(meta.properties as Record<string, Schema>), ...(createSchema(k).properties as Record<string, Schema>) } };
     const base = `/v1/${k.path}`;
-    const id = pathParameter('id', `The ${k.label} id.`);
+    const id = pathParameter('id', `The ${k.label} id.`, { type: 'string', pattern: idPatternSource(k.kind) });
     const sample = Object.fromEntries(Object.keys(k.fields).filter((f) => k.required.includes(f)).map((f) => [f, f === 'name' ? `My ${k.label}` : `The ${f} of the ${k.label}`]));
     const create: Schema = k.bulk ? { oneOf: [createSchema(k), bulkSchema(k)] } : createSchema(k);
     ops.push(
@@ -197,7 +198,7 @@ function writingResourceOperations(): Operation[] {
     );
   }
   const identity: Schema = { type: 'object', properties: { ...(meta.properties as Record<string, Schema>), ...(IDENTITY_SCHEMA.properties as unknown as Record<string, Schema>) } };
-  const idn = pathParameter('id', 'The identity id (idn_…).');
+  const idn = pathParameter('id', 'The identity id (idn_…).', { type: 'string', pattern: idPatternSource('identity') });
   const example = { companyName: 'Northwind Benefits', versionName: 'Q4', valueProps: [{ id: 'vp1', feature: 'Cut renewal costs by benchmarking every carrier quote' }], brandVoice: { avoid: ['synergy', 'em dash'] } };
   const etag = 'Reads carry a strong ETag; a write that replaces an array (PUT, or a PATCH holding an array) needs If-Match: 428 without it, 412 when stale, nothing applied either way.';
   const temperature: Schema = { type: 'object', properties: { global_temperature: { type: 'number' }, personal_play_temperature_override: { oneOf: [{ type: 'number' }, { type: 'null' }] }, effective_temperature: { type: 'number' }, temperature_source: { type: 'string', enum: ['user', 'global'] } } };
