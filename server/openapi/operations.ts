@@ -17,7 +17,7 @@ import { EXPORT_SYNC_MAX, exportParams } from '../read/export.ts';
 import { listParams } from '../read/list-request.ts';
 import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, sideParams } from '../read/request.ts';
 import { pathParameter, queryParameters, schemaParameters, type Parameter, type Schema } from './params.ts';
-import { AUTOCOMPLETE_ITEM, ref, rowName } from './schemas.ts';
+import { AUTOCOMPLETE_ITEM, ref, rowOf } from './schemas.ts';
 import { AUTOCOMPLETE_LIMIT, autocompleteParams } from '../read/autocomplete.ts';
 import { START_JOB_SCHEMA } from '../writing/job-request.ts';
 import { IDENTITY_SCHEMA } from '../writing/identity.ts';
@@ -87,7 +87,7 @@ const idParam = (def: EntityDef) => pathParameter('id', `The ${def.label} id.`, 
 /** The list, detail and export of a resource, and its tags. */
 function resourceOperations(def: EntityDef): Operation[] {
   const read = scope(`read:${def.name}`);
-  const row = ref(rowName(def));
+  const row = rowOf(def);
   return [
     { method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).', access: read, parameters: queryParameters({ names: listParams(def), def }), success: { data: { oneOf: [array(row), COUNT_ONLY] }, meta: ref('ListMeta') }, errors: [400, 402] },
     { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: row }, errors: PRICED },
@@ -112,9 +112,9 @@ function lookupOperations(): Operation[] {
   const personnel = entity('personnel');
   const side = sideParams(personnel);
   return [
-    { method: 'get', path: '/v1/companies/lookup', tag: 'companies', summary: 'Look a company up by domain, name or EIN', access: scope('read:companies'), parameters: queryParameters({ names: COMPANY_LOOKUP_PARAMS, def: companies }), success: { data: ref(rowName(companies)) }, errors: PRICED },
-    { method: 'get', path: '/v1/brokers/lookup', tag: 'brokers', summary: 'Look a broker up by name', description: 'Several matches: 400 AMBIGUOUS_LOOKUP with suggestions.', access: scope('read:brokers'), parameters: queryParameters({ names: BROKER_LOOKUP_PARAMS, def: brokers, overrides: { name: { required: true } } }), success: { data: ref(rowName(brokers)) }, errors: PRICED },
-    { method: 'post', path: '/v1/companies/batch', tag: 'companies', summary: 'Companies by id (up to 100)', access: scope('read:companies'), parameters: queryParameters({ names: READ_PARAMS, def: companies }), body: { schema: IDS_BODY_SCHEMA, example: { ids: ['cmp_0001', 'cmp_0002'] } }, success: { data: array(ref(rowName(companies))) }, errors: [...BODY, 402] },
+    { method: 'get', path: '/v1/companies/lookup', tag: 'companies', summary: 'Look a company up by domain, name or EIN', access: scope('read:companies'), parameters: queryParameters({ names: COMPANY_LOOKUP_PARAMS, def: companies }), success: { data: rowOf(companies) }, errors: PRICED },
+    { method: 'get', path: '/v1/brokers/lookup', tag: 'brokers', summary: 'Look a broker up by name', description: 'Several matches: 400 AMBIGUOUS_LOOKUP with suggestions.', access: scope('read:brokers'), parameters: queryParameters({ names: BROKER_LOOKUP_PARAMS, def: brokers, overrides: { name: { required: true } } }), success: { data: rowOf(brokers) }, errors: PRICED },
+    { method: 'post', path: '/v1/companies/batch', tag: 'companies', summary: 'Companies by id (up to 100)', access: scope('read:companies'), parameters: queryParameters({ names: READ_PARAMS, def: companies }), body: { schema: IDS_BODY_SCHEMA, example: { ids: ['cmp_0001', 'cmp_0002'] } }, success: { data: array(rowOf(companies)) }, errors: [...BODY, 402] },
     {
       method: 'post', path: '/v1/personnel/batch', tag: 'personnel', summary: 'Contacts of up to 50 companies by EIN, or personnel by id', access: scope('read:personnel'),
       parameters: queryParameters({ names: [...READ_PARAMS, ...side], def: personnel, overrides: Object.fromEntries(side.map((p) => [p, { required: false, description: 'The side, here or in the body (both given must agree).' }])) }),

@@ -127,6 +127,7 @@ export function componentSchemas(): Record<string, Schema> {
       required: ['field', 'issue'],
       properties: { field: { type: 'string' }, issue: { type: 'string', enum: [...ISSUE_CODES] }, expected: { description: 'Allowed values or the expected form.' }, suggestions: { type: 'array', items: {} } },
     },
+    FlatRow: { type: 'object', required: ['id'], properties: { id: { type: 'string' } }, additionalProperties: { type: 'string' }, description: 'A row with format=flat: every value a string (arrays joined, null empty), lead_source split into lead_source and lead_source_retrieved_at; the columns of the CSV export.' },
     ApiKey: KEY,
     ApiKeyWithSecret: { allOf: [KEY, { type: 'object', required: ['secret'], properties: { secret: { type: 'string', description: 'Shown once.' } } }] },
     ApiKeyWithUsage: { allOf: [KEY, { type: 'object', properties: { credits_used: { type: 'number' }, rows_returned: { type: 'integer' }, queries: { type: 'integer' }, cache_hits: { type: 'integer' } } }] },
@@ -137,6 +138,9 @@ export function componentSchemas(): Record<string, Schema> {
     ...Object.fromEntries(ENTITIES.map((def) => [rowName(def), rowSchema(def)])),
   };
 }
+
+/** The row of an entity as a read answers it: nested (format=json) or flat (format=flat). */
+export const rowOf = (def: EntityDef): Schema => ({ anyOf: [ref(rowName(def)), ref('FlatRow')] });
 
 /** The success envelope around a data schema, with a meta schema. */
 export const envelopeOf = (data: Schema, meta: Schema = ref('Meta')): Schema => ({ type: 'object', required: ['ok', 'data', 'meta'], properties: { ok: { const: true }, data, meta } });
