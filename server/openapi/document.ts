@@ -51,7 +51,9 @@ function successResponses(op: Operation, refs: Record<string, Schema>): Record<s
 
 /** One Operation Object. */
 function operationObject(op: Operation, refs: Record<string, Schema>): Schema {
-  const errors = [...new Set([...(op.access.kind === 'public' ? [] : KEYED_ERRORS), ...(op.errors ?? [])])].sort((a, b) => a - b);
+  // A path parameter that is not valid percent-encoding is refused with 400 before the route runs.
+  const pathErrors = op.path.includes('{') ? [400] : [];
+  const errors = [...new Set([...(op.access.kind === 'public' ? [] : KEYED_ERRORS), ...pathErrors, ...(op.errors ?? [])])].sort((a, b) => a - b);
   return {
     operationId: operationId(op),
     tags: [op.tag],
