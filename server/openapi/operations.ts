@@ -70,6 +70,10 @@ const array = (items: Schema): Schema => ({ type: 'array', items });
 const obj: Schema = { type: 'object' };
 /** The data of a list asked with count_only=true: the count, no rows. */
 const COUNT_ONLY: Schema = { type: 'object', additionalProperties: false, required: ['total_count'], properties: { total_count: { type: 'integer', minimum: 0 } }, description: 'count_only=true: the count alone.' };
+/** The data of a one-row read asked with dry_run=true: no row (meta holds the estimate). */
+const DRY_RUN_ROW: Schema = { type: 'object', maxProperties: 0, description: 'dry_run=true: no row; meta holds the estimate.' };
+/** One row, or nothing on a dry run. */
+const oneRow = (def: EntityDef): Schema => ({ anyOf: [rowOf(def), DRY_RUN_ROW] });
 /** 400 parameters, 402 credits, 404 record: a priced read. */
 const PRICED = [400, 402, 404];
 /** A JSON body: 400 invalid, 413 too large, 415 not JSON. */
@@ -90,7 +94,7 @@ function resourceOperations(def: EntityDef): Operation[] {
   const row = rowOf(def);
   return [
     { method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).', access: read, parameters: queryParameters({ names: listParams(def), def }), success: { data: { oneOf: [array(row), COUNT_ONLY] }, meta: ref('ListMeta') }, errors: [400, 402] },
-    { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: row }, errors: PRICED },
+    { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: oneRow(def) }, errors: PRICED },
     {
       method: 'get', path: `/v1/${def.name}/export.csv`, tag: def.name, summary: `Export ${def.name} as CSV`, description: `The rows of a list call as CSV (up to ${EXPORT_SYNC_MAX}); the price is held before the first byte (402 there) and settled to the rows the connection took; headers X-Export-Rows, X-Total-Count, X-Credits-Charged.`, access: read,
       parameters: queryParameters({ names: exportParams(def), def, overrides: { page_size: { description: `Rows in the file (alias limit); default as many as the key may take.`, schema: { type: 'integer', minimum: 1, maximum: EXPORT_SYNC_MAX } } } }),
@@ -112,8 +116,8 @@ function lookupOperations(): Operation[] {
   const personnel = entity('personnel');
   const side = sideParams(personnel);
   return [
-    { method: 'get', path: '/v1/companies/lookup', tag: 'companies', summary: 'Look a company up by domain, name or EIN', access: scope('read:companies'), parameters: queryParameters({ names: COMPANY_LOOKUP_PARAMS, def: companies }), success: { data: rowOf(companies) }, errors: PRICED },
-    { method: 'get', path: '/v1/brokers/lookup', tag: 'brokers', summary: 'Look a broker up by name', description: 'Several matches: 400 AMBIGUOUS_LOOKUP with suggestions.', access: scope('read:brokers'), parameters: queryParameters({ names: BROKER_LOOKUP_PARAMS, def: brokers, overrides: { name: { required: true } } }), success: { data: rowOf(brokers) }, errors: PRICED },
+    { method: 'get', path: '/v1/companies/lookup', tag: 'companies', summary: 'Look a company up by domain, name or EIN', access: scope('read:companies'), parameters: queryParameters({ names: COMPANY_LOOKUP_PARAMS, def: companies }), success: { data: oneRow(companies) }, errors: PRICED },
+    { method: 'get', path: '/v1/brokers/lookup', tag: 'brokers', summary: 'Look a broker up by name', description: 'Several matches: 400 AMBIGUOUS_LOOKUP with suggestions.', access: scope('read:brokers'), parameters: queryParameters({ names: BROKER_LOOKUP_PARAMS, def: brokers, overrides: { name: { required: true } } }), success: { data: oneRow(brokers) }, errors: PRICED },
     { method: 'post', path: '/v1/companies/batch', tag: 'companies', summary: 'Companies by id (up to 100)', access: scope('read:companies'), parameters: queryParameters({ names: READ_PARAMS, def: companies }), body: { schema: IDS_BODY_SCHEMA, example: { ids: ['cmp_0001', 'cmp_0002'] } }, success: { data: array(rowOf(companies)) }, errors: [...BODY, 402] },
     {
       method: 'post', path: '/v1/personnel/batch', tag: 'personnel', summary: 'Contacts of up to 50 companies by EIN, or personnel by id', access: scope('read:personnel'),

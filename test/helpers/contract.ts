@@ -61,17 +61,25 @@ export class ContractChecker {
     this.ajv.addSchema(doc as object, 'doc');
   }
 
-  /** The documented operation of a request, or undefined when the path is no operation's (a test of unknown routes). */
+  /**
+   * The documented operation of a request, or undefined when there is none: the path is no
+   * operation's (a test of unknown routes), or its most specific template has no operation of
+   * this method (GET /v1/companies/batch is POST /v1/companies/batch's path, answered 405, not a
+   * detail read).
+   */
   route(method: string, path: string): Route | undefined {
     const m = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     const bare = path.split('?')[0];
-    return this.routes.find((r) => r.method === m && r.re.test(bare));
+    const best = this.routes.find((r) => r.re.test(bare));
+    return best && this.routes.find((r) => r.template === best.template && r.method === m);
   }
 
   /** Null when the response is as documented; otherwise what differs, naming operation and status. */
   check(obs: Observed): string | null {
     const route = this.route(obs.method, obs.path);
     if (!route) return null;
+    // Node's HTTP parser answers oversized headers (431) before the application: no operation ran.
+    if (obs.status === 431) return null;
     const op = `${route.method.toUpperCase()} ${route.template}`;
     const where = `${op} answered ${obs.status}`;
     const responses = this.doc.paths[route.template][route.method].responses;

@@ -30,6 +30,7 @@ t('a documented response passes; the literal template wins over a parameter', ()
   assert.is(c.route('GET', '/v1/companies/cmp_1')?.template, '/v1/companies/{id}');
   assert.is(c.route('HEAD', '/v1/companies/export.csv')?.method, 'get');
   assert.is(c.route('GET', '/v1/no-such-thing'), undefined);
+  assert.is(c.route('GET', '/v1/companies/batch'), undefined, 'the batch path has no GET, it is no detail read');
 });
 
 t('an undocumented status fails, naming operation and status', () => {
