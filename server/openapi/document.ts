@@ -37,7 +37,7 @@ function operationId(op: Operation): string {
 
 /** The success response of an operation, by media type, with an example made from its schema. */
 function successResponses(op: Operation, refs: Record<string, Schema>): Record<string, Schema> {
-  const { media, data, meta, created, accepted, gzip } = op.success;
+  const { media, data, meta, created, accepted, gzip, notModified } = op.success;
   const gzipped = gzip ? { 'application/gzip': { schema: { type: 'string', contentEncoding: 'gzip' } } } : {};
   if (media === 'text/csv') return { '200': { description: `CSV, one row per record (HEAD: the headers only)${gzip ? '; gzipped when the export asked for it' : ''}.`, content: { 'text/csv': { schema: { type: 'string' } }, ...gzipped } } };
   if (media === 'text/html') return { '200': { description: 'The Swagger UI page.', content: { 'text/html': { schema: { type: 'string' } } } } };
@@ -46,6 +46,7 @@ function successResponses(op: Operation, refs: Record<string, Schema>): Record<s
   const schema = envelopeOf(data ?? { type: 'object' }, meta);
   const body = { description: 'Success, in the envelope.', content: { 'application/json': { schema, example: exampleOf(schema, refs) } } };
   if (accepted) return { '200': { ...body, description: 'Already so (an Idempotency-Key repeat: the original job), or a dry run.' }, '202': { ...body, description: 'Accepted: the job is queued (Location names it).' } };
+  if (notModified) return { '200': body, '304': { description: 'Not modified: If-None-Match holds the current ETag (no body).' } };
   return created ? { '200': { ...body, description: 'Already so: the existing record.' }, '201': { ...body, description: 'Created.' } } : { '200': body };
 }
 

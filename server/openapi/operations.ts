@@ -55,7 +55,7 @@ export interface Operation {
   parameters?: Parameter[];
   body?: { schema: Schema; example: unknown };
   /** Success: status (200 by default; `created` adds 201, `accepted` 202 for a job queued), data and meta schemas, or a non-JSON media type. */
-  success: { data?: Schema; meta?: Schema; created?: boolean; accepted?: boolean; gzip?: boolean; media?: 'text/csv' | 'text/html' | 'application/json' | 'asset' };
+  success: { data?: Schema; meta?: Schema; created?: boolean; accepted?: boolean; gzip?: boolean; notModified?: boolean; media?: 'text/csv' | 'text/html' | 'application/json' | 'asset' };
   /** Error statuses besides the access ones (401, 403, 429, 500, 503 for keyed calls). */
   errors?: number[];
 }
@@ -210,7 +210,7 @@ function writingResourceOperations(): Operation[] {
     { method: 'get', path: '/v1/identities/schema', tag: 'writing', summary: 'The JSON Schema of a marketing identity', access: read, success: { data: obj } },
     { method: 'get', path: '/v1/identities', tag: 'writing', summary: 'Identities of the organization (id, companyName, versionName)', access: read, parameters: listing, success: { data: array(meta), meta: ref('ListMeta') }, errors: [400] },
     { method: 'post', path: '/v1/identities', tag: 'writing', summary: 'Save a marketing identity', description: 'Answers with its ETag.', access: write, body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity, created: true }, errors: BODY },
-    { method: 'get', path: '/v1/identities/{id}', tag: 'writing', summary: 'One identity, with its ETag', description: 'If-None-Match with the current ETag: 304.', access: read, parameters: [idn], success: { data: identity }, errors: [404] },
+    { method: 'get', path: '/v1/identities/{id}', tag: 'writing', summary: 'One identity, with its ETag', description: 'If-None-Match with the current ETag: 304.', access: read, parameters: [idn], success: { data: identity, notModified: true }, errors: [404] },
     { method: 'put', path: '/v1/identities/{id}', tag: 'writing', summary: 'Replace an identity (If-Match required)', description: etag, access: write, parameters: [idn], body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
     { method: 'patch', path: '/v1/identities/{id}', tag: 'writing', summary: 'Change an identity (JSON merge patch)', description: `${etag} Objects merge, arrays replace, null removes.`, access: write, parameters: [idn], body: { schema: obj, example: { versionName: 'Q1' } }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
     { method: 'delete', path: '/v1/identities/{id}', tag: 'writing', summary: 'Delete an identity (soft)', description: 'If-Match is checked when sent.', access: write, parameters: [idn], success: { data: deleted }, errors: [404, 412] },
@@ -259,7 +259,7 @@ function tagOperations(): Operation[] {
     { method: 'delete', path: '/v1/tags', tag: 'tags', summary: 'Remove a tag from an entity', access: write, body: pair, success: { data: tag }, errors: [...BODY, 404] },
     { method: 'post', path: '/v1/tags/bulk', tag: 'tags', summary: 'One tag on up to 100 entities', access: write, body: { schema: BULK_BODY_SCHEMA, example: { entity_type: 'companies', entity_ids: ['cmp_0001', 'cmp_0002'], tag: 'q3-outreach' } }, success: { data: { type: 'object', properties: { created: { type: 'integer' }, matched: { type: 'integer' }, tags: array(tag) } }, created: true }, errors: BODY },
     { method: 'get', path: '/v1/tags', tag: 'tags', summary: "The caller's tags, newest first", access: read, parameters: schemaParameters(TAG_LIST_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400] },
-    { method: 'get', path: '/v1/tags/entities', tag: 'tags', summary: 'Tag records of the entities sharing a tag', access: read, parameters: schemaParameters(TAG_ENTITIES_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/tags/entities', tag: 'tags', summary: 'Tag records of the entities sharing a tag', access: read, parameters: schemaParameters(TAG_ENTITIES_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400, 404] },
     { method: 'delete', path: '/v1/tags/{tag_id}', tag: 'tags', summary: 'Remove a tag record by id', access: write, parameters: [pathParameter('tag_id', 'The tag id.')], success: { data: tag }, errors: [404] },
   ];
 }
