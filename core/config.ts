@@ -171,6 +171,23 @@ export function parseClusterNodes(raw: string | undefined): { host: string; port
   });
 }
 
+/**
+ * Defaults of the settings that the API's documentation states (the OpenAPI descriptions read
+ * them from here, so a changed default changes the document).
+ */
+export const CONFIG_DEFAULTS = Object.freeze({
+  /** BINTEL_MAX_CHILD_KEYS: active child keys of one root key. */
+  maxChildKeys: 100,
+  /** BINTEL_EXPORT_MAX_ROWS: rows of one async export. */
+  exportMaxRows: 50_000,
+  /** BINTEL_EXPORT_MAX_ACTIVE: an organization's async exports queued or running. */
+  exportMaxActive: 5,
+  /** BINTEL_REPORT_MAX_BYTES: the payload of a bug report. */
+  reportMaxBytes: 65_536,
+  /** BINTEL_WRITING_CREDITS_EMAIL and _LINKEDIN: credits a writing job reserves. */
+  writingCredits: Object.freeze({ email: 5, linkedin: 3 }),
+});
+
 /** Builds the configuration from an environment (default: process.env). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const esNodes = (env.ES_URL || 'http://127.0.0.1:9200').split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean);
@@ -259,7 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esPort: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerMinute: positive('BINTEL_RATE_LIMIT_PER_MIN', 600),
-    maxChildKeys: positive('BINTEL_MAX_CHILD_KEYS', 100),
+    maxChildKeys: positive('BINTEL_MAX_CHILD_KEYS', CONFIG_DEFAULTS.maxChildKeys),
     dailyRowCap: positive('BINTEL_DAILY_ROW_CAP', 100_000),
     cacheTtlS: nonNegative('BINTEL_CACHE_TTL_S', 600),
     crawlThreshold: positive('BINTEL_CRAWL_THRESHOLD', 30),
@@ -267,18 +284,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exactCountUpTo: positive('BINTEL_EXACT_COUNT_UP_TO', 10_000),
     debugGc: Boolean(env.BINTEL_DEBUG_GC),
     exportDir: env.BINTEL_EXPORT_DIR || join(home, 'exports'),
-    exportMaxRows: positive('BINTEL_EXPORT_MAX_ROWS', 50_000),
+    exportMaxRows: positive('BINTEL_EXPORT_MAX_ROWS', CONFIG_DEFAULTS.exportMaxRows),
     exportTtlH: positive('BINTEL_EXPORT_TTL_H', 24),
-    exportMaxActive: positive('BINTEL_EXPORT_MAX_ACTIVE', 5),
+    exportMaxActive: positive('BINTEL_EXPORT_MAX_ACTIVE', CONFIG_DEFAULTS.exportMaxActive),
     lookalikeCandidates: Math.min(10_000, positive('BINTEL_LOOKALIKE_CANDIDATES', 500)),
-    reportMaxBytes: positive('BINTEL_REPORT_MAX_BYTES', 65_536),
+    reportMaxBytes: positive('BINTEL_REPORT_MAX_BYTES', CONFIG_DEFAULTS.reportMaxBytes),
     feedbackMaxOpen: positive('BINTEL_FEEDBACK_MAX_OPEN', 1_000),
     workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
     jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),
     jobSweepAfterS: positive('BINTEL_JOB_SWEEP_AFTER_S', 300),
     jobAttempts: positive('BINTEL_JOB_ATTEMPTS', 3),
-    writingReserveMilli: { email: credits('BINTEL_WRITING_CREDITS_EMAIL', 5), linkedin: credits('BINTEL_WRITING_CREDITS_LINKEDIN', 3) },
+    writingReserveMilli: { email: credits('BINTEL_WRITING_CREDITS_EMAIL', CONFIG_DEFAULTS.writingCredits.email), linkedin: credits('BINTEL_WRITING_CREDITS_LINKEDIN', CONFIG_DEFAULTS.writingCredits.linkedin) },
     writingRetentionDays: positive('BINTEL_WRITING_RETENTION_DAYS', 30),
     writingTemperature: ((raw) => {
       const n = raw === undefined || raw === '' ? 0.7 : Number(raw);

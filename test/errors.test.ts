@@ -21,6 +21,7 @@ import { createEsSearch } from '../core/adapters/es-search.ts';
 import { createRedis } from '../core/adapters/redis.ts';
 import { createServices } from '../server/context.ts';
 import { createApp } from '../server/app.ts';
+import { checkedFetch } from './helpers/contract.ts';
 import { closeAll, testConfig, testEs, testIndex, testRedis } from './helpers/env.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -234,7 +235,7 @@ async function callWithDead(dead: 'esUrl' | 'redisUrl', path: string, headers: R
   const app = createApp(services).listen(0, '127.0.0.1');
   await new Promise((r) => app.once('listening', r));
   try {
-    const res = await fetch(`http://127.0.0.1:${(app.address() as { port: number }).port}${path}`, { headers });
+    const res = await checkedFetch(`http://127.0.0.1:${(app.address() as { port: number }).port}${path}`, { headers });
     return { status: res.status, body: (await res.json()) as { error: { code: string; message: string; details: { field: string; issue: string }[] } } };
   } finally {
     await new Promise<void>((r) => app.close(() => r()));

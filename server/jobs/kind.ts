@@ -17,6 +17,9 @@ import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import type { JobKind } from './queue.ts';
 
+/** The id pattern of a job kind (accept.ts makes `<prefix>_` and a UUID's 32 hex digits): `^exp_[0-9a-f]{32}$`. */
+export const jobIdPattern = (prefix: string): string => `^${prefix}_[0-9a-f]{32}$`;
+
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 

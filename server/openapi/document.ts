@@ -37,19 +37,24 @@ function operationId(op: Operation): string {
 
 /** The success response of an operation, by media type, with an example made from its schema. */
 function successResponses(op: Operation, refs: Record<string, Schema>): Record<string, Schema> {
-  const { media, data, meta, created } = op.success;
-  if (media === 'text/csv') return { '200': { description: 'CSV, one row per record (HEAD: the headers only).', content: { 'text/csv': { schema: { type: 'string' } } } } };
+  const { media, data, meta, created, accepted, gzip, notModified } = op.success;
+  const gzipped = gzip ? { 'application/gzip': { schema: { type: 'string', contentEncoding: 'gzip' } } } : {};
+  if (media === 'text/csv') return { '200': { description: `CSV, one row per record (HEAD: the headers only)${gzip ? '; gzipped when the export asked for it' : ''}.`, content: { 'text/csv': { schema: { type: 'string' } }, ...gzipped } } };
   if (media === 'text/html') return { '200': { description: 'The Swagger UI page.', content: { 'text/html': { schema: { type: 'string' } } } } };
   if (media === 'asset') return { '200': { description: 'The file (JavaScript, CSS or an image).', content: { '*/*': { schema: { type: 'string' } } } } };
   if (media === 'application/json') return { '200': { description: 'The OpenAPI 3.1 document (not in the envelope).', content: { 'application/json': { schema: { type: 'object' } } } } };
   const schema = envelopeOf(data ?? { type: 'object' }, meta);
   const body = { description: 'Success, in the envelope.', content: { 'application/json': { schema, example: exampleOf(schema, refs) } } };
+  if (accepted) return { '200': { ...body, description: 'Already so (an Idempotency-Key repeat: the original job), or a dry run.' }, '202': { ...body, description: 'Accepted: the job is queued (Location names it).' } };
+  if (notModified) return { '200': body, '304': { description: 'Not modified: If-None-Match holds the current ETag (no body).' } };
   return created ? { '200': { ...body, description: 'Already so: the existing record.' }, '201': { ...body, description: 'Created.' } } : { '200': body };
 }
 
 /** One Operation Object. */
 function operationObject(op: Operation, refs: Record<string, Schema>): Schema {
-  const errors = [...new Set([...(op.access.kind === 'public' ? [] : KEYED_ERRORS), ...(op.errors ?? [])])].sort((a, b) => a - b);
+  // A path parameter that is not valid percent-encoding is refused with 400 before the route runs.
+  const pathErrors = op.path.includes('{') ? [400] : [];
+  const errors = [...new Set([...(op.access.kind === 'public' ? [] : KEYED_ERRORS), ...pathErrors, ...(op.errors ?? [])])].sort((a, b) => a - b);
   return {
     operationId: operationId(op),
     tags: [op.tag],
@@ -108,4 +113,15 @@ export function openApiDocument(opts: DocumentOptions = {}): Schema {
       responses: errorResponses(statuses),
     },
   };
+}
+
+let shared: Schema | undefined;
+
+/**
+ * The document of the operation table, built once per process: the docs route serves it and
+ * the tests' response checker validates against it, so starting many servers builds it once.
+ */
+export function sharedDocument(): Schema {
+  shared ??= openApiDocument();
+  return shared;
 }

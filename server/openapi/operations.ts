@@ -18,7 +18,7 @@ import { WALK_MAX } from '../read/page.ts';
 import { listParams } from '../read/list-request.ts';
 import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, sideParams } from '../read/request.ts';
 import { exportOverrides, pathParameter, queryParameters, schemaParameters, type Parameter, type Schema } from './params.ts';
-import { AUTOCOMPLETE_ITEM, ref, rowName } from './schemas.ts';
+import { AUTOCOMPLETE_ITEM, ref, rowOf } from './schemas.ts';
 import { AUTOCOMPLETE_LIMIT, autocompleteParams } from '../read/autocomplete.ts';
 import { START_JOB_SCHEMA } from '../writing/job-request.ts';
 import { IDENTITY_SCHEMA } from '../writing/identity.ts';
@@ -28,10 +28,17 @@ import { WAIT_MS_MAX } from '../routes/writing-jobs.ts';
 import { USAGE_MAX_DAYS } from '../routes/usage.ts';
 import { LOOKALIKE_DEFAULT_LIMIT, LOOKALIKE_MAX_RESULTS, LOOKALIKE_MAX_SEEDS, LOOKALIKE_MIN_SEEDS, LOOKALIKE_TYPES } from '../read/lookalikes.ts';
 import { FEEDBACK_TEXT_MAX, FLAG_PATHS, SUGGESTED_VALUE_MAX } from '../routes/feedback.ts';
-import { FEEDBACK_STATUSES } from '../services/feedback.ts';
+import { FEEDBACK_STATUSES, feedbackIdPattern } from '../services/feedback.ts';
+import { KEY_ID_PATTERN } from '../services/keys.ts';
+import { EXPORT_ID_PATTERN, EXPORT_JOB_VIEW_SCHEMA } from '../read/async-export.ts';
+import { EXPORT_BODY_SCHEMA } from '../read/export-job.ts';
+import { WRITING_JOB_ID_PATTERN, WRITING_JOB_VIEW_SCHEMA } from '../writing/job-view.ts';
+import { CHANNELS } from '../writing/context.ts';
+import { idPatternSource } from '../writing/store.ts';
 import { FORMATS, MODES } from '../read/request.ts';
 import { LEAD_TYPES } from '../../mappings/reference.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../validate.ts';
+import { CONFIG_DEFAULTS } from '../../core/config.ts';
 
 /** Who may call: nobody needs a key, any key, any live key, or a key holding a scope. */
 export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | { kind: 'scope'; scope: string };
@@ -48,8 +55,8 @@ export interface Operation {
   access: Access;
   parameters?: Parameter[];
   body?: { schema: Schema; example: unknown };
-  /** Success: status (200 by default; `created` adds 201), data and meta schemas, or a non-JSON media type. */
-  success: { data?: Schema; meta?: Schema; created?: boolean; media?: 'text/csv' | 'text/html' | 'application/json' | 'asset' };
+  /** Success: status (200 by default; `created` adds 201, `accepted` 202 for a job queued), data and meta schemas, or a non-JSON media type. */
+  success: { data?: Schema; meta?: Schema; created?: boolean; accepted?: boolean; gzip?: boolean; notModified?: boolean; media?: 'text/csv' | 'text/html' | 'application/json' | 'asset' };
   /** Error statuses besides the access ones (401, 403, 429, 500, 503 for keyed calls). */
   errors?: number[];
 }
@@ -62,6 +69,12 @@ const KEY: Access = { kind: 'key' };
 const PUBLIC: Access = { kind: 'public' };
 const array = (items: Schema): Schema => ({ type: 'array', items });
 const obj: Schema = { type: 'object' };
+/** The data of a list asked with count_only=true: the count, no rows. */
+const COUNT_ONLY: Schema = { type: 'object', additionalProperties: false, required: ['total_count'], properties: { total_count: { type: 'integer', minimum: 0 } }, description: 'count_only=true: the count alone.' };
+/** The data of a one-row read asked with dry_run=true: no row (meta holds the estimate). */
+const DRY_RUN_ROW: Schema = { type: 'object', maxProperties: 0, description: 'dry_run=true: no row; meta holds the estimate.' };
+/** One row, or nothing on a dry run. */
+const oneRow = (def: EntityDef): Schema => ({ anyOf: [rowOf(def), DRY_RUN_ROW] });
 /** 400 parameters, 402 credits, 404 record: a priced read. */
 const PRICED = [400, 402, 404];
 /** A JSON body: 400 invalid, 413 too large, 415 not JSON. */
@@ -79,10 +92,10 @@ const idParam = (def: EntityDef) => pathParameter('id', `The ${def.label} id.`, 
 /** The list, detail and export of a resource, and its tags. */
 function resourceOperations(def: EntityDef): Operation[] {
   const read = scope(`read:${def.name}`);
-  const row = ref(rowName(def));
+  const row = rowOf(def);
   return [
-    { method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).', access: read, parameters: queryParameters({ names: listParams(def), def }), success: { data: array(row), meta: ref('ListMeta') }, errors: [400, 402] },
-    { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: row }, errors: PRICED },
+    { method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).', access: read, parameters: queryParameters({ names: listParams(def), def }), success: { data: { oneOf: [array(row), COUNT_ONLY] }, meta: ref('ListMeta') }, errors: [400, 402] },
+    { method: 'get', path: `/v1/${def.name}/{id}`, tag: def.name, summary: `One ${def.label}`, access: read, parameters: [idParam(def), ...queryParameters({ names: detailParams(def), def })], success: { data: oneRow(def) }, errors: PRICED },
     {
       method: 'get', path: `/v1/${def.name}/export.csv`, tag: def.name, summary: `Export ${def.name} as CSV`, description: `The rows of a list call as CSV (up to ${EXPORT_SYNC_MAX}); the price is held before the first byte (402 there) and settled to the rows the connection took; headers X-Export-Rows, X-Total-Count, X-Credits-Charged.`, access: read,
       parameters: queryParameters({ names: syncExportParams(def), def, overrides: exportOverrides(EXPORT_SYNC_MAX, WALK_MAX) }),
@@ -93,7 +106,7 @@ function resourceOperations(def: EntityDef): Operation[] {
       parameters: queryParameters({ names: autocompleteParams(def), def, overrides: { search: { description: 'Alias of query.' }, limit: { description: 'Items to return.', schema: { type: 'integer', minimum: AUTOCOMPLETE_LIMIT.min, maximum: AUTOCOMPLETE_LIMIT.max, default: AUTOCOMPLETE_LIMIT.fallback } } } }),
       success: { data: array(AUTOCOMPLETE_ITEM) }, errors: [400],
     },
-    { method: 'get', path: `/v1/${def.name}/{id}/tags`, tag: 'tags', summary: `The caller's tags on one ${def.label}`, access: scope('tags:read'), parameters: [idParam(def)], success: { data: array(ref('TagRecord')) }, errors: [400] },
+    { method: 'get', path: `/v1/${def.name}/{id}/tags`, tag: 'tags', summary: `The caller's tags on one ${def.label}`, access: scope('tags:read'), parameters: [idParam(def)], success: { data: array(ref('TagRecord')) }, errors: [400, 404] },
   ];
 }
 
@@ -104,9 +117,9 @@ function lookupOperations(): Operation[] {
   const personnel = entity('personnel');
   const side = sideParams(personnel);
   return [
-    { method: 'get', path: '/v1/companies/lookup', tag: 'companies', summary: 'Look a company up by domain, name or EIN', access: scope('read:companies'), parameters: queryParameters({ names: COMPANY_LOOKUP_PARAMS, def: companies }), success: { data: ref(rowName(companies)) }, errors: PRICED },
-    { method: 'get', path: '/v1/brokers/lookup', tag: 'brokers', summary: 'Look a broker up by name', description: 'Several matches: 400 AMBIGUOUS_LOOKUP with suggestions.', access: scope('read:brokers'), parameters: queryParameters({ names: BROKER_LOOKUP_PARAMS, def: brokers, overrides: { name: { required: true } } }), success: { data: ref(rowName(brokers)) }, errors: PRICED },
-    { method: 'post', path: '/v1/companies/batch', tag: 'companies', summary: 'Companies by id (up to 100)', access: scope('read:companies'), parameters: queryParameters({ names: READ_PARAMS, def: companies }), body: { schema: IDS_BODY_SCHEMA, example: { ids: ['cmp_0001', 'cmp_0002'] } }, success: { data: array(ref(rowName(companies))) }, errors: [...BODY, 402] },
+    { method: 'get', path: '/v1/companies/lookup', tag: 'companies', summary: 'Look a company up by domain, name or EIN', access: scope('read:companies'), parameters: queryParameters({ names: COMPANY_LOOKUP_PARAMS, def: companies }), success: { data: oneRow(companies) }, errors: PRICED },
+    { method: 'get', path: '/v1/brokers/lookup', tag: 'brokers', summary: 'Look a broker up by name', description: 'Several matches: 400 AMBIGUOUS_LOOKUP with suggestions.', access: scope('read:brokers'), parameters: queryParameters({ names: BROKER_LOOKUP_PARAMS, def: brokers, overrides: { name: { required: true } } }), success: { data: oneRow(brokers) }, errors: PRICED },
+    { method: 'post', path: '/v1/companies/batch', tag: 'companies', summary: 'Companies by id (up to 100)', access: scope('read:companies'), parameters: queryParameters({ names: READ_PARAMS, def: companies }), body: { schema: IDS_BODY_SCHEMA, example: { ids: ['cmp_0001', 'cmp_0002'] } }, success: { data: array(rowOf(companies)) }, errors: [...BODY, 402] },
     {
       method: 'post', path: '/v1/personnel/batch', tag: 'personnel', summary: 'Contacts of up to 50 companies by EIN, or personnel by id', access: scope('read:personnel'),
       parameters: queryParameters({ names: [...READ_PARAMS, ...side], def: personnel, overrides: Object.fromEntries(side.map((p) => [p, { required: false, description: 'The side, here or in the body (both given must agree).' }])) }),
@@ -131,12 +144,12 @@ function publicOperations(): Operation[] {
 
 /** whoami, credits and API keys. */
 function accountOperations(): Operation[] {
-  const keyId = pathParameter('key_id', 'The key id.');
+  const keyId = pathParameter('key_id', 'The key id (key_…).', { type: 'string', pattern: KEY_ID_PATTERN });
   return [
     { method: 'get', path: '/v1/whoami', tag: 'account', summary: 'The calling key, organization and user', access: KEY, success: { data: { type: 'object', properties: { key: ref('ApiKey'), organization: { type: 'string' }, user: { type: 'string' }, sandbox: { type: 'boolean' }, data_namespace: { type: 'string', enum: ['live', 'sandbox'] } } } } },
     { method: 'get', path: '/v1/credits', tag: 'account', summary: "The organization's balance and this key's usage", description: 'Any live key; test keys 403 test_key_not_allowed.', access: { kind: 'live' }, success: { data: obj } },
     { method: 'get', path: '/v1/api-keys', tag: 'api-keys', summary: 'Keys of the organization with usage', access: scope('keys:read'), success: { data: array(ref('ApiKeyWithUsage')) } },
-    { method: 'post', path: '/v1/api-keys', tag: 'api-keys', summary: 'Create a child key (root key); the secret is shown once', description: 'A root key has at most BINTEL_MAX_CHILD_KEYS (default 100) active child keys: 429 QUOTA_EXCEEDED beyond.', access: scope('keys:write'), body: { schema: CREATE_KEY_SCHEMA, example: { scopes: ['read:companies'], name: 'reporting', field_tier: 'basic' } }, success: { data: ref('ApiKeyWithSecret'), created: true }, errors: BODY },
+    { method: 'post', path: '/v1/api-keys', tag: 'api-keys', summary: 'Create a child key (root key); the secret is shown once', description: `A root key has at most BINTEL_MAX_CHILD_KEYS (default ${CONFIG_DEFAULTS.maxChildKeys}) active child keys: 429 QUOTA_EXCEEDED beyond.`, access: scope('keys:write'), body: { schema: CREATE_KEY_SCHEMA, example: { scopes: ['read:companies'], name: 'reporting', field_tier: 'basic' } }, success: { data: ref('ApiKeyWithSecret'), created: true }, errors: BODY },
     { method: 'delete', path: '/v1/api-keys/{key_id}', tag: 'api-keys', summary: 'Revoke a key: every secret it ever had fails at once; a root key revokes its child keys with it', access: scope('keys:write'), parameters: [keyId], success: { data: ref('ApiKey') }, errors: [404] },
     { method: 'post', path: '/v1/api-keys/{key_id}/rotate', tag: 'api-keys', summary: 'Rotate a key: a new secret, the old one fails at once', description: 'A compare-and-set on the current secret: of two concurrent rotations one answers 200 and the other 409 (concurrent_change); a revoked key answers 409 (revoked).', access: scope('keys:write'), parameters: [keyId], success: { data: ref('ApiKeyWithSecret') }, errors: [404, 409] },
   ];
@@ -154,21 +167,16 @@ function filterOptionOperations(): Operation[] {
 
 /** Async exports (server/routes/exports.ts): an extension beyond the spec. */
 function exportJobOperations(): Operation[] {
-  const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: '^exp_[0-9a-f]{32}$' });
-  const job: Schema = { type: 'object', properties: { id: { type: 'string' }, resource: { type: 'string', enum: [...ENTITY_NAMES] }, tier: { type: 'string', enum: ['basic', 'advanced'], description: 'The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them.' }, sandbox: { type: 'boolean' }, status: { type: 'string', enum: [...JOB_STATUSES] }, rows_reserved: { type: 'integer' }, rows_written: { type: 'integer' }, percent: { type: 'number' }, attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' } } };
+  const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: EXPORT_ID_PATTERN });
+  const job = EXPORT_JOB_VIEW_SCHEMA as unknown as Schema;
   const paging = pagedParameters('Exports', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] } }, about: { status: 'Only jobs in this state.' } });
   const readable = "A job is read only by keys that could read its rows: read:<resource>, a tier for the resource at least the job's (`tier`), and the job's side (test keys sandbox jobs, live keys live ones)";
-  const body: Schema = {
-    type: 'object',
-    required: ['resource', 'max_rows'],
-    properties: { resource: { type: 'string', enum: [...ENTITY_NAMES] }, max_rows: { type: 'integer', minimum: 1, description: 'At most BINTEL_EXPORT_MAX_ROWS (default 50,000).' }, gzip: { type: 'boolean' } },
-    additionalProperties: { type: 'string', description: "A list parameter of the resource, as in the list's query string." },
-  };
+  const body = EXPORT_BODY_SCHEMA as Schema;
   return [
-    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: 'Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key: a repeat with the same body returns the same job (200, meta.idempotency_reused), another body or another key is 409. 202 Accepted with Location; meta.credits_reserved is the reservation, meta.credits_charged 0 until the job settles. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default 5) exports queued or running.', access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, created: true }, errors: [...BODY, 402, 429] },
+    { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: `Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key: a repeat with the same body returns the same job (200, meta.idempotency_reused), another body or another key is 409. 202 Accepted with Location; meta.credits_reserved is the reservation, meta.credits_charged 0 until the job settles. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default ${CONFIG_DEFAULTS.exportMaxActive}) exports queued or running.`, access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, accepted: true }, errors: [...BODY, 402, 409, 429] },
     { method: 'get', path: '/v1/exports', tag: 'exports', summary: "The organization's exports this key may read, newest first", description: `${readable}; the list and total_count leave the others out.`, access: KEY, parameters: paging, success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
     { method: 'get', path: '/v1/exports/{id}', tag: 'exports', summary: 'Status and progress of an export', description: `${readable}; any other is 404, as an unknown id.`, access: KEY, parameters: [id], success: { data: job }, errors: [404] },
-    { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: `${readable}; any other is 404, as an unknown id. 409 before completion, 410 once expired.`, access: KEY, parameters: [id], success: { media: 'text/csv' }, errors: [404, 409, 410] },
+    { method: 'get', path: '/v1/exports/{id}/download', tag: 'exports', summary: 'The file of a completed export', description: `${readable}; any other is 404, as an unknown id. 409 before completion, 410 once expired.`, access: KEY, parameters: [id], success: { media: 'text/csv', gzip: true }, errors: [404, 409, 410] },
   ];
 }
 
@@ -183,7 +191,7 @@ function writingResourceOperations(): Operation[] {
   for (const k of PLAIN_KINDS) {
     const record: Schema = { type: 'object', properties: { ...(meta.properties as Record<string, Schema>), ...(createSchema(k).properties as Record<string, Schema>) } };
     const base = `/v1/${k.path}`;
-    const id = pathParameter('id', `The ${k.label} id.`);
+    const id = pathParameter('id', `The ${k.label} id.`, { type: 'string', pattern: idPatternSource(k.kind) });
     const sample = Object.fromEntries(Object.keys(k.fields).filter((f) => k.required.includes(f)).map((f) => [f, f === 'name' ? `My ${k.label}` : `The ${f} of the ${k.label}`]));
     const create: Schema = k.bulk ? { oneOf: [createSchema(k), bulkSchema(k)] } : createSchema(k);
     ops.push(
@@ -195,7 +203,7 @@ function writingResourceOperations(): Operation[] {
     );
   }
   const identity: Schema = { type: 'object', properties: { ...(meta.properties as Record<string, Schema>), ...(IDENTITY_SCHEMA.properties as unknown as Record<string, Schema>) } };
-  const idn = pathParameter('id', 'The identity id (idn_…).');
+  const idn = pathParameter('id', 'The identity id (idn_…).', { type: 'string', pattern: idPatternSource('identity') });
   const example = { companyName: 'Northwind Benefits', versionName: 'Q4', valueProps: [{ id: 'vp1', feature: 'Cut renewal costs by benchmarking every carrier quote' }], brandVoice: { avoid: ['synergy', 'em dash'] } };
   const etag = 'Reads carry a strong ETag; a write that replaces an array (PUT, or a PATCH holding an array) needs If-Match: 428 without it, 412 when stale, nothing applied either way.';
   const temperature: Schema = { type: 'object', properties: { global_temperature: { type: 'number' }, personal_play_temperature_override: { oneOf: [{ type: 'number' }, { type: 'null' }] }, effective_temperature: { type: 'number' }, temperature_source: { type: 'string', enum: ['user', 'global'] } } };
@@ -203,7 +211,7 @@ function writingResourceOperations(): Operation[] {
     { method: 'get', path: '/v1/identities/schema', tag: 'writing', summary: 'The JSON Schema of a marketing identity', access: read, success: { data: obj } },
     { method: 'get', path: '/v1/identities', tag: 'writing', summary: 'Identities of the organization (id, companyName, versionName)', access: read, parameters: listing, success: { data: array(meta), meta: ref('ListMeta') }, errors: [400] },
     { method: 'post', path: '/v1/identities', tag: 'writing', summary: 'Save a marketing identity', description: 'Answers with its ETag.', access: write, body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity, created: true }, errors: BODY },
-    { method: 'get', path: '/v1/identities/{id}', tag: 'writing', summary: 'One identity, with its ETag', description: 'If-None-Match with the current ETag: 304.', access: read, parameters: [idn], success: { data: identity }, errors: [404] },
+    { method: 'get', path: '/v1/identities/{id}', tag: 'writing', summary: 'One identity, with its ETag', description: 'If-None-Match with the current ETag: 304.', access: read, parameters: [idn], success: { data: identity, notModified: true }, errors: [404] },
     { method: 'put', path: '/v1/identities/{id}', tag: 'writing', summary: 'Replace an identity (If-Match required)', description: etag, access: write, parameters: [idn], body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
     { method: 'patch', path: '/v1/identities/{id}', tag: 'writing', summary: 'Change an identity (JSON merge patch)', description: `${etag} Objects merge, arrays replace, null removes.`, access: write, parameters: [idn], body: { schema: obj, example: { versionName: 'Q1' } }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
     { method: 'delete', path: '/v1/identities/{id}', tag: 'writing', summary: 'Delete an identity (soft)', description: 'If-Match is checked when sent.', access: write, parameters: [idn], success: { data: deleted }, errors: [404, 412] },
@@ -218,54 +226,21 @@ function writingResourceOperations(): Operation[] {
 /** Writing jobs (server/routes/writing-jobs.ts) and usage reports (server/routes/usage.ts). */
 function writingJobOperations(): Operation[] {
   const str: Schema = { type: 'string' };
-  const nullable = (t: Schema): Schema => ({ oneOf: [t, { type: 'null' }] });
-  const event: Schema = { type: 'object', required: ['progress', 'label', 'ts'], properties: { progress: { type: 'integer', minimum: 0, maximum: 100 }, label: str, ts: { type: 'integer', description: 'Unix milliseconds.' } } };
-  const output: Schema = {
-    oneOf: [
-      { type: 'object', required: ['channel', 'subject', 'body', 'body_html', 'resolved_context'], properties: { channel: { const: 'email' }, subject: str, body: { type: 'string', description: 'Plain text, LF line ends.' }, body_html: str, resolved_context: obj, ai_costs: obj } },
-      { type: 'object', required: ['channel', 'linkedin_type', 'content', 'resolved_context'], properties: { channel: { const: 'linkedin' }, linkedin_type: { type: 'string', enum: ['message', 'connection_request'] }, content: { type: 'string', description: 'At most 300 characters for a connection request.' }, resolved_context: obj, ai_costs: obj } },
-      { type: 'null' },
-    ],
-  };
-  const job: Schema = {
-    type: 'object',
-    additionalProperties: false,
-    required: ['id', 'status', 'events', 'eventCount', 'billing'],
-    properties: {
-      id: { type: 'string', pattern: '^wj_[0-9a-f]{32}$' },
-      kind: nullable({ type: 'string', enum: ['email', 'linkedin_message', 'linkedin_connection_request'] }),
-      status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] },
-      progress: { type: 'integer', minimum: 0, maximum: 100 },
-      label: str,
-      events: array(event),
-      eventCount: { type: 'integer', minimum: 0 },
-      done: { type: 'boolean' },
-      success: nullable({ type: 'boolean' }),
-      jobSuccess: nullable({ type: 'boolean' }),
-      error: { oneOf: [str, obj, { type: 'null' }] },
-      created_at: nullable({ type: 'string', format: 'date-time' }),
-      updated_at: nullable({ type: 'string', format: 'date-time' }),
-      channel: { type: 'string', enum: ['email', 'linkedin'] },
-      linkedin_type: nullable({ type: 'string', enum: ['message', 'connection_request'] }),
-      output,
-      resolved_context: nullable(obj),
-      billing: { type: 'object', properties: { credits_reserved: { type: 'number' }, credits_charged: { type: 'number' }, credits_released: { type: 'number' }, credits_refunded: { const: 0, description: 'Always 0 (deprecated).' } } },
-    },
-  };
+  const job = WRITING_JOB_VIEW_SCHEMA as Schema;
   const dryRun: Schema = { type: 'object', additionalProperties: false, required: ['dry_run', 'job_created', 'prose_generated', 'estimated_credits', 'resolved_context'], properties: { dry_run: { const: true }, job_created: { const: false }, prose_generated: { const: false }, estimated_credits: { type: 'number' }, resolved_context: obj } };
   const period = schemaParameters({ properties: { from: { type: 'string', format: 'date' }, to: { type: 'string', format: 'date' } } }, { from: `First UTC day (default: 29 days before \`to\`); at most ${USAGE_MAX_DAYS} days in all.`, to: 'Last UTC day (default: today).' });
   const example = { source_mode: 'inline', channel: 'email', identity: { companyName: 'Northwind Benefits', valueProps: [{ id: 'vp1', feature: 'Cut renewal costs by benchmarking every carrier quote' }], brandVoice: { avoid: ['synergy', 'em dash'] } }, target: { full_name: 'Dana Whitfield', title: 'VP People', company_name: 'Contoso Ltd' }, sender: { full_name: 'Sam Reyes', title: 'Partner' } };
   return [
     {
       method: 'post', path: '/v1/writing-jobs', tag: 'writing', summary: 'Start a writing job (email or LinkedIn)', access: scope('writing:generate'),
-      description: 'Live keys. Reserves 5 (email) or 3 (LinkedIn) credits by default; charged on completion only, released on failure. Idempotency-Key: a repeat returns the original job (200, meta.idempotency_reused). dry_run=true answers 200 with the resolved context and the estimate, creating nothing. include_ai_costs and force_failure: internal tokens only.',
-      body: { schema: START_JOB_SCHEMA, example }, success: { data: { oneOf: [job, dryRun] }, created: true }, errors: [...BODY, 402, 409],
+      description: `Live keys. Reserves ${CONFIG_DEFAULTS.writingCredits.email} (email) or ${CONFIG_DEFAULTS.writingCredits.linkedin} (LinkedIn) credits by default; charged on completion only, released on failure. Idempotency-Key: a repeat returns the original job (200, meta.idempotency_reused). dry_run=true answers 200 with the resolved context and the estimate, creating nothing. include_ai_costs and force_failure: internal tokens only.`,
+      body: { schema: START_JOB_SCHEMA, example }, success: { data: { oneOf: [job, dryRun] }, accepted: true }, errors: [...BODY, 402, 409],
     },
-    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: pagedParameters('Jobs', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] }, channel: { type: 'string', enum: ['email', 'linkedin'] } }, about: { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.' } }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/writing-jobs', tag: 'writing', summary: "The caller's writing jobs, newest first", access: scope('writing:read'), parameters: pagedParameters('Jobs', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] }, channel: { type: 'string', enum: [...CHANNELS] } }, about: { status: 'Only jobs in this state.', channel: 'Only jobs of this channel.' } }), success: { data: array(job), meta: ref('ListMeta') }, errors: [400] },
     {
       method: 'get', path: '/v1/writing-jobs/{job_id}', tag: 'writing', summary: 'A writing job, with a bounded long poll', access: scope('writing:read'),
       description: 'With wait_ms, answers as soon as the job has an event beyond last_event_count (or beyond its count when the request came), when it is done, or when wait_ms pass.',
-      parameters: [pathParameter('job_id', 'The job id (wj_…).', { type: 'string', pattern: '^wj_[0-9a-f]{32}$' }), ...schemaParameters({ properties: { wait_ms: { type: 'integer', minimum: 0, maximum: WAIT_MS_MAX, default: 0 }, last_event_count: { type: 'integer', minimum: 0 } } }, { wait_ms: 'Longest wait, ms.', last_event_count: 'The eventCount the caller has seen.' })],
+      parameters: [pathParameter('job_id', 'The job id (wj_…).', { type: 'string', pattern: WRITING_JOB_ID_PATTERN }), ...schemaParameters({ properties: { wait_ms: { type: 'integer', minimum: 0, maximum: WAIT_MS_MAX, default: 0 }, last_event_count: { type: 'integer', minimum: 0 } } }, { wait_ms: 'Longest wait, ms.', last_event_count: 'The eventCount the caller has seen.' })],
       success: { data: job }, errors: [400, 404],
     },
     { method: 'get', path: '/v1/usage/writing', tag: 'usage', summary: 'Writing jobs and credits by day, channel and operation', access: scope('usage:read'), parameters: period, success: { data: array({ type: 'object', properties: { day: { type: 'string', format: 'date' }, channel: str, operation: str, accepted: { type: 'integer' }, completed: { type: 'integer' }, failed: { type: 'integer' }, credits_reserved: { type: 'number' }, credits_charged: { type: 'number' }, credits_released: { type: 'number' } } }) }, errors: [400] },
@@ -285,7 +260,7 @@ function tagOperations(): Operation[] {
     { method: 'delete', path: '/v1/tags', tag: 'tags', summary: 'Remove a tag from an entity', access: write, body: pair, success: { data: tag }, errors: [...BODY, 404] },
     { method: 'post', path: '/v1/tags/bulk', tag: 'tags', summary: 'One tag on up to 100 entities', access: write, body: { schema: BULK_BODY_SCHEMA, example: { entity_type: 'companies', entity_ids: ['cmp_0001', 'cmp_0002'], tag: 'q3-outreach' } }, success: { data: { type: 'object', properties: { created: { type: 'integer' }, matched: { type: 'integer' }, tags: array(tag) } }, created: true }, errors: BODY },
     { method: 'get', path: '/v1/tags', tag: 'tags', summary: "The caller's tags, newest first", access: read, parameters: schemaParameters(TAG_LIST_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400] },
-    { method: 'get', path: '/v1/tags/entities', tag: 'tags', summary: 'Tag records of the entities sharing a tag', access: read, parameters: schemaParameters(TAG_ENTITIES_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/tags/entities', tag: 'tags', summary: 'Tag records of the entities sharing a tag', access: read, parameters: schemaParameters(TAG_ENTITIES_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400, 404] },
     { method: 'delete', path: '/v1/tags/{tag_id}', tag: 'tags', summary: 'Remove a tag record by id', access: write, parameters: [pathParameter('tag_id', 'The tag id.')], success: { data: tag }, errors: [404] },
   ];
 }
@@ -341,7 +316,7 @@ function feedbackOperations(): Operation[] {
     resolution_note: { oneOf: [{ type: 'string' }, { type: 'null' }] },
   };
   const text = (max: number): Schema => ({ type: 'string', minLength: 1, maxLength: max });
-  const reportBody: Schema = { type: 'object', additionalProperties: false, required: ['endpoint', 'message'], properties: { endpoint: { ...text(300), description: 'The call concerned, e.g. "GET /v1/companies".' }, request_id: { ...text(128), description: 'Its X-Request-Id.' }, message: text(FEEDBACK_TEXT_MAX), payload: { description: 'Any JSON, at most BINTEL_REPORT_MAX_BYTES (default 65,536) bytes: 413 above.' } } };
+  const reportBody: Schema = { type: 'object', additionalProperties: false, required: ['endpoint', 'message'], properties: { endpoint: { ...text(300), description: 'The call concerned, e.g. "GET /v1/companies".' }, request_id: { ...text(128), description: 'Its X-Request-Id.' }, message: text(FEEDBACK_TEXT_MAX), payload: { description: `Any JSON, at most BINTEL_REPORT_MAX_BYTES (default ${CONFIG_DEFAULTS.reportMaxBytes.toLocaleString('en-US')}) bytes: 413 above.` } } };
   const flagBody: Schema = {
     type: 'object',
     additionalProperties: false,
@@ -356,21 +331,21 @@ function feedbackOperations(): Operation[] {
       suggested_value: { description: `The right value, any JSON up to ${SUGGESTED_VALUE_MAX} characters.` },
     },
   };
-  const report: Schema = { type: 'object', properties: { id: { type: 'string', pattern: '^rpt_[0-9a-f]{24}$' }, endpoint: { type: 'string' }, request_id: { oneOf: [{ type: 'string' }, { type: 'null' }] }, message: { type: 'string' }, payload: {}, ...common } };
-  const flag: Schema = { type: 'object', properties: { id: { type: 'string', pattern: '^flg_[0-9a-f]{24}$' }, entity_type: { type: 'string' }, entity_id: { type: 'string' }, field: { type: 'string' }, issue: { type: 'string' }, suggested_value: {}, ...common } };
+  const report: Schema = { type: 'object', properties: { id: { type: 'string', pattern: feedbackIdPattern('report') }, endpoint: { type: 'string' }, request_id: { oneOf: [{ type: 'string' }, { type: 'null' }] }, message: { type: 'string' }, payload: {}, ...common } };
+  const flag: Schema = { type: 'object', properties: { id: { type: 'string', pattern: feedbackIdPattern('flag') }, entity_type: { type: 'string' }, entity_id: { type: 'string' }, field: { type: 'string' }, issue: { type: 'string' }, suggested_value: {}, ...common } };
   const listing = pagedParameters('Records', { properties: { status: { type: 'string', enum: [...FEEDBACK_STATUSES] } }, about: { status: 'Only records in this state.' } });
   const idem = 'Idempotency-Key: a repeat with the same body answers the first record (200, meta.idempotency_reused); with another body 409.';
   const ops: Operation[] = [
     { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
     { method: 'get', path: '/v1/reports', tag: 'feedback', summary: 'The reports the caller filed, newest first', access: live, parameters: listing, success: { data: array(report), meta: ref('ListMeta') }, errors: [400] },
-    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: live, parameters: [pathParameter('id', 'The report id (rpt_…).')], success: { data: report }, errors: [404] },
+    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: live, parameters: [pathParameter('id', 'The report id (rpt_…).', { type: 'string', pattern: feedbackIdPattern('report') })], success: { data: report }, errors: [404] },
   ];
   for (const path of FLAG_PATHS) {
     const alias = path === '/v1/data-flags' ? ' (alias of /v1/review-flags)' : '';
     ops.push(
       { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
       { method: 'get', path, tag: 'feedback', summary: `The flags the caller filed, newest first${alias}`, access: live, parameters: listing, success: { data: array(flag), meta: ref('ListMeta') }, errors: [400] },
-      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: live, parameters: [pathParameter('id', 'The flag id (flg_…).')], success: { data: flag }, errors: [404] },
+      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: live, parameters: [pathParameter('id', 'The flag id (flg_…).', { type: 'string', pattern: feedbackIdPattern('flag') })], success: { data: flag }, errors: [404] },
     );
   }
   return ops;

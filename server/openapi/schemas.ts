@@ -8,6 +8,8 @@ import { ENTITIES } from '../../mappings/index.ts';
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
 import { CATALOGUE, ISSUE_CODES, type ErrorCode } from '../errors.ts';
 import { ALL_SCOPES } from '../scopes.ts';
+import { KEY_STATES, KEY_TYPES } from '../services/keys.ts';
+import { CRMS } from '../services/crm.ts';
 import type { Schema } from './params.ts';
 
 /** `#/components/schemas/<name>`. */
@@ -42,7 +44,7 @@ function rowSchema(def: EntityDef): Schema {
   const props: Record<string, Schema> = Object.fromEntries(def.fields.filter((f) => f.output !== false).map((f) => [f.name, fieldSchema(f)]));
   props.lead_source = { type: ['object', 'null'], description: 'Where the row comes from.', properties: { source: { type: 'string' }, retrieved_at: { type: ['string', 'null'] } } };
   for (const m of def.callerMembers ?? []) {
-    props[m] = m === 'tags' ? { type: 'array', items: { type: 'string' }, description: "The caller's tags on the row (mode=full or fields=tags)." } : { type: 'string', description: "The row's place in the organization's CRMs." };
+    props[m] = m === 'tags' ? { type: 'array', items: { type: 'string' }, description: "The caller's tags on the row (mode=full or fields=tags)." } : { type: ['array', 'null'], items: { type: 'string', enum: [...CRMS] }, description: "The organization's CRMs that hold the row (`[]`: in neither)." };
   }
   return { type: 'object', description: `A ${def.label} row: mode, fields and the key's field tier decide which properties it carries (x-tier).`, required: ['id'], properties: props };
 }
@@ -98,10 +100,10 @@ const KEY: Schema = {
   type: 'object',
   properties: {
     id: { type: 'string' }, org: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' },
-    key_type: { type: 'string', enum: ['live', 'test'] }, scopes: { type: 'array', items: { type: 'string', enum: [...ALL_SCOPES] } },
+    key_type: { type: 'string', enum: [...KEY_TYPES] }, scopes: { type: 'array', items: { type: 'string', enum: [...ALL_SCOPES] } },
     field_tier: { type: 'string', enum: ['basic', 'advanced'] }, entity_field_tiers: { type: 'object', additionalProperties: { type: 'string', enum: ['basic', 'advanced'] } },
     field_tiers: { type: 'object' }, parent_id: { type: ['string', 'null'] }, internal: { type: 'boolean' }, secret_prefix: { type: 'string' },
-    status: { type: 'string' }, created_at: { type: 'string' }, revoked_at: { type: ['string', 'null'] }, rotated_at: { type: ['string', 'null'] },
+    status: { type: 'string', enum: [...KEY_STATES] }, created_at: { type: 'string' }, revoked_at: { type: ['string', 'null'] }, rotated_at: { type: ['string', 'null'] },
   },
 };
 
@@ -125,6 +127,7 @@ export function componentSchemas(): Record<string, Schema> {
       required: ['field', 'issue'],
       properties: { field: { type: 'string' }, issue: { type: 'string', enum: [...ISSUE_CODES] }, expected: { description: 'Allowed values or the expected form.' }, suggestions: { type: 'array', items: {} } },
     },
+    FlatRow: { type: 'object', required: ['id'], properties: { id: { type: 'string' } }, additionalProperties: { type: 'string' }, description: 'A row with format=flat: every value a string (arrays joined, null empty), lead_source split into lead_source and lead_source_retrieved_at; the columns of the CSV export.' },
     ApiKey: KEY,
     ApiKeyWithSecret: { allOf: [KEY, { type: 'object', required: ['secret'], properties: { secret: { type: 'string', description: 'Shown once.' } } }] },
     ApiKeyWithUsage: { allOf: [KEY, { type: 'object', properties: { credits_used: { type: 'number' }, rows_returned: { type: 'integer' }, queries: { type: 'integer' }, cache_hits: { type: 'integer' } } }] },
@@ -135,6 +138,9 @@ export function componentSchemas(): Record<string, Schema> {
     ...Object.fromEntries(ENTITIES.map((def) => [rowName(def), rowSchema(def)])),
   };
 }
+
+/** The row of an entity as a read answers it: nested (format=json) or flat (format=flat). */
+export const rowOf = (def: EntityDef): Schema => ({ anyOf: [ref(rowName(def)), ref('FlatRow')] });
 
 /** The success envelope around a data schema, with a meta schema. */
 export const envelopeOf = (data: Schema, meta: Schema = ref('Meta')): Schema => ({ type: 'object', required: ['ok', 'data', 'meta'], properties: { ok: { const: true }, data, meta } });

@@ -12,7 +12,8 @@ import type { Config } from '../../core/config.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { keyTier } from '../services/tiers.ts';
 import type { JobRecord, JobStatus } from '../jobs/kind.ts';
-import { isFinished } from '../jobs/kind.ts';
+import { isFinished, jobIdPattern, JOB_STATUSES } from '../jobs/kind.ts';
+import { ENTITY_NAMES } from '../../mappings/index.ts';
 import type { Tier } from '../../mappings/types.ts';
 import { findEntity } from '../../mappings/index.ts';
 import type { Charge } from './charge.ts';
@@ -23,6 +24,10 @@ import type { RawQuery } from './request.ts';
 export const exportFileName = (org: string, id: string, gzip: boolean): string => `${Buffer.from(org).toString('base64url')}.${id}.csv${gzip ? '.gz' : ''}`;
 
 export type ExportStatus = JobStatus;
+
+/** Export ids: `exp_` and 32 hex digits (the route and the document match them with this). */
+export const EXPORT_ID_PREFIX = 'exp';
+export const EXPORT_ID_PATTERN = jobIdPattern(EXPORT_ID_PREFIX);
 
 /** What Redis holds of one job (and GET /v1/exports/{id} shows, without `file` and `charge`). */
 export interface ExportJob extends JobRecord {
@@ -69,10 +74,44 @@ export interface ExportPayload {
   charge: Charge;
 }
 
-/** The public view of a job. */
-export function jobView(j: ExportJob): Record<string, unknown> {
-  const { file: _f, charge: _c, org: _o, version: _v, reservation: _r, ...rest } = j;
-  return rest;
+const nullable = (type: string, more: Record<string, unknown> = {}) => ({ type: [type, 'null'], ...more });
+
+/**
+ * The public view of a job (GET /v1/exports/{id}, the list, the 202 of POST): its schema is the
+ * document's and `jobView` shows exactly its members, so the two cannot drift apart.
+ */
+export const EXPORT_JOB_VIEW_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'resource', 'tier', 'sandbox', 'gzip', 'status', 'rows_reserved', 'rows_written', 'percent', 'attempts', 'credits_reserved', 'credits_charged', 'created_at', 'completed_at', 'expires_at', 'error'],
+  properties: {
+    id: { type: 'string', pattern: EXPORT_ID_PATTERN },
+    resource: { type: 'string', enum: [...ENTITY_NAMES] },
+    tier: { type: 'string', enum: ['basic', 'advanced'], description: 'The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them.' },
+    sandbox: { type: 'boolean', description: 'Started by a test key: only test keys read it (live jobs only live keys).' },
+    gzip: { type: 'boolean' },
+    status: { type: 'string', enum: [...JOB_STATUSES] },
+    rows_reserved: { type: 'integer' },
+    rows_written: { type: 'integer' },
+    percent: { type: 'number' },
+    attempts: { type: 'integer', description: 'Runs started (a run after a failure or a dead worker starts from the first row).' },
+    credits_reserved: { type: 'number' },
+    credits_charged: nullable('number', { description: 'Null until the job settles.' }),
+    created_at: { type: 'string', format: 'date-time' },
+    completed_at: nullable('string', { format: 'date-time' }),
+    expires_at: nullable('string', { format: 'date-time', description: 'When the file goes (completed jobs).' }),
+    error: nullable('string'),
+  },
+} as const;
+
+/** A job as the API shows it. */
+export type ExportJobView = Pick<ExportJob, keyof typeof EXPORT_JOB_VIEW_SCHEMA.properties>;
+
+const VIEW_MEMBERS = Object.keys(EXPORT_JOB_VIEW_SCHEMA.properties) as (keyof ExportJobView)[];
+
+/** The public view of a job: the members of EXPORT_JOB_VIEW_SCHEMA, nothing else. */
+export function jobView(j: ExportJob): ExportJobView {
+  return Object.fromEntries(VIEW_MEMBERS.map((m) => [m, j[m]])) as ExportJobView;
 }
 
 /** How long a job record is kept: its file's lifetime and a day. */

@@ -14,6 +14,7 @@ import { createGzip } from 'node:zlib';
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { assertScope } from '../middleware/auth.ts';
+import { CONFIG_DEFAULTS } from '../../core/config.ts';
 import { ENTITIES, findEntity } from '../../mappings/index.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { invalid, type ErrorDetail } from '../errors.ts';
@@ -27,7 +28,22 @@ import { chargeMilli } from './charge.ts';
 import { exportCsv, exportParams, parseExportRequest, planExport } from './export.ts';
 import { repeatableParams } from './filters.ts';
 import { queryOfObject, type RawQuery } from './request.ts';
-import { exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from './async-export.ts';
+import { EXPORT_ID_PREFIX, exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from './async-export.ts';
+
+/**
+ * The POST /v1/exports body as the document shows it; `parse` below checks the same members (a
+ * resource, max_rows up to config.exportMaxRows, gzip) and hands the rest to the list's rules.
+ */
+export const EXPORT_BODY_SCHEMA = {
+  type: 'object',
+  required: ['resource', 'max_rows'],
+  properties: {
+    resource: { type: 'string', enum: ENTITIES.map((d) => d.name), description: 'The key needs read:<resource>.' },
+    max_rows: { type: 'integer', minimum: 1, description: `At most BINTEL_EXPORT_MAX_ROWS (default ${CONFIG_DEFAULTS.exportMaxRows.toLocaleString('en-US')}).` },
+    gzip: { type: 'boolean', description: 'The file gzipped (downloaded as application/gzip).' },
+  },
+  additionalProperties: { type: 'string', description: "A list parameter of the resource, as in the list's query string." },
+};
 
 /** A parsed POST /v1/exports body. */
 export interface ExportBody {
@@ -53,7 +69,7 @@ async function settleRows(services: Services, p: ExportPayload, kept: number): P
 
 export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = {
   name: 'exports',
-  idPrefix: 'exp',
+  idPrefix: EXPORT_ID_PREFIX,
   releasedOutcome: '0',
   describe: (b) => `An export of up to ${b.maxRows} rows`,
   recordKey: (rk, org, id) => rk.exportJob(org, id),

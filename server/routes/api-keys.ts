@@ -9,7 +9,7 @@ import { ok } from '../middleware/envelope.ts';
 import { requireScope } from '../middleware/auth.ts';
 import { forbidden } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
-import { publicKey, type KeyRecord, type KeyType } from '../services/keys.ts';
+import { KEY_TYPES, publicKey, type KeyRecord, type KeyType } from '../services/keys.ts';
 import { ALL_SCOPES } from '../scopes.ts';
 import { bodyOf, validator } from '../validate.ts';
 import type { Tier } from '../../mappings/types.ts';
@@ -30,7 +30,7 @@ export const CREATE_KEY_SCHEMA = {
   properties: {
     scopes: { type: 'array', minItems: 1, maxItems: ALL_SCOPES.length, items: { type: 'string', minLength: 1 } },
     name: { type: 'string', minLength: 1, maxLength: 100 },
-    key_type: { type: 'string', enum: ['live', 'test'] },
+    key_type: { type: 'string', enum: [...KEY_TYPES] },
     field_tier: { type: 'string', enum: ['basic', 'advanced'] },
     budget: {
       type: 'object',

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Services } from '../context.ts';
 import { notFound } from '../errors.ts';
-import { openApiDocument } from '../openapi/document.ts';
+import { sharedDocument } from '../openapi/document.ts';
 
 /** The files of swagger-ui-dist the page uses, with their media types. */
 const ASSETS: Record<string, string> = {
@@ -53,7 +53,7 @@ const assetDir = (): string => dirname(createRequire(import.meta.url).resolve('s
 /** The public documentation routes. */
 export function docsRoutes(_services: Services): Router {
   const r = new Router();
-  const document = JSON.stringify(openApiDocument());
+  const document = JSON.stringify(sharedDocument());
   const dir = assetDir();
   r.get('/v1/openapi.json', (ctx) => {
     ctx.type = 'application/json';

@@ -18,11 +18,11 @@ import { ApiError, notFound, type ErrorDetail } from '../errors.ts';
 import { accept } from '../jobs/accept.ts';
 import { JOB_STATUSES } from '../jobs/kind.ts';
 import { exportJobKind } from '../read/export-job.ts';
-import { canReadJob, jobView, listReadableJobs, loadJob, type ExportJob } from '../read/async-export.ts';
+import { EXPORT_ID_PATTERN, canReadJob, jobView, listReadableJobs, loadJob, type ExportJob } from '../read/async-export.ts';
 import { choiceParam, listMeta, one, pageParams, readQuery, throwProblems } from '../read/request.ts';
 import { bodyOf, idempotencyKeyOf } from '../validate.ts';
 
-const ID_RE = /^exp_[0-9a-f]{32}$/;
+const ID_RE = new RegExp(EXPORT_ID_PATTERN);
 
 export function exportJobRoutes(services: Services): Router {
   const r = new Router();

@@ -8,6 +8,7 @@
  * reserve → save, index, enqueue → 202. Nothing is reserved or written before the request is
  * known to be good; a reservation that cannot be enqueued is released.
  */
+import { WRITING_JOB_ID_PATTERN } from '../writing/job-view.ts';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
@@ -24,7 +25,7 @@ import { jobView, loadWritingJob, writingJobKind, type WritingJobRecord } from '
 
 /** Longest long poll. */
 export const WAIT_MS_MAX = 5_000;
-const ID_RE = /^wj_[0-9a-f]{32}$/;
+const ID_RE = new RegExp(WRITING_JOB_ID_PATTERN);
 const CHANNELS = ['email', 'linkedin'] as const;
 
 export function writingJobRoutes(services: Services): Router {

@@ -24,7 +24,9 @@ export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
 
 /** Id prefixes: `rpt_` and `flg_` then 24 hex characters. */
 const PREFIX: Record<FeedbackKind, string> = { report: 'rpt_', flag: 'flg_' };
-export const feedbackIdRe = (kind: FeedbackKind): RegExp => new RegExp(`^${PREFIX[kind]}[0-9a-f]{24}$`);
+/** The id pattern of a kind (the routes and the document use it): `^rpt_[0-9a-f]{24}$`. */
+export const feedbackIdPattern = (kind: FeedbackKind): string => `^${PREFIX[kind]}[0-9a-f]{24}$`;
+export const feedbackIdRe = (kind: FeedbackKind): RegExp => new RegExp(feedbackIdPattern(kind));
 
 /** Who filed a record: the key and its user (never the secret). */
 export interface FiledBy {

@@ -20,8 +20,15 @@ import type { Tier } from '../../mappings/types.ts';
 import { ALL_SCOPES, DATA_READ_SCOPES, isDataReadScope, isKnownScope } from '../scopes.ts';
 import { ApiError, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 
-export type KeyType = 'live' | 'test';
-export type KeyState = 'active' | 'revoked' | 'rotated';
+/** Key ids: `key_` and 20 hex digits (the document's key_id pattern). */
+const KEY_ID_PREFIX = 'key_';
+export const KEY_ID_PATTERN = `^${KEY_ID_PREFIX}[0-9a-f]{20}$`;
+
+export const KEY_TYPES = ['live', 'test'] as const;
+export type KeyType = (typeof KEY_TYPES)[number];
+/** What a key is: rotated is what a superseded secret finds (the key itself goes on). */
+export const KEY_STATES = ['active', 'revoked', 'rotated'] as const;
+export type KeyState = (typeof KEY_STATES)[number];
 
 export interface KeyRecord {
   id: string;
@@ -274,7 +281,7 @@ export class KeyService {
     const secret = randomSecret(base.key_type);
     const rec: KeyRecord = {
       ...base,
-      id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      id: `${KEY_ID_PREFIX}${randomUUID().replace(/-/g, '').slice(0, 20)}`,
       secret_prefix: secret.slice(0, 12),
       secret_hash: hashSecret(secret),
       status: 'active',

@@ -4,8 +4,10 @@
  * (resolve.ts). It is what `resolved_context` shows, in jobs and dry runs alike.
  */
 
-export type Channel = 'email' | 'linkedin';
-export type LinkedinType = 'message' | 'connection_request';
+export const CHANNELS = ['email', 'linkedin'] as const;
+export type Channel = (typeof CHANNELS)[number];
+export const LINKEDIN_TYPES = ['message', 'connection_request'] as const;
+export type LinkedinType = (typeof LINKEDIN_TYPES)[number];
 
 export interface ValueProp {
   id: string;

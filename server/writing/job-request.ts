@@ -5,7 +5,7 @@
  */
 import { invalid, type ErrorDetail } from '../errors.ts';
 import { validator } from '../validate.ts';
-import type { Channel, LinkedinType } from './context.ts';
+import { CHANNELS, LINKEDIN_TYPES, type Channel, type LinkedinType } from './context.ts';
 
 /** Most characters of writing.instructions. */
 export const INSTRUCTIONS_MAX = 4_000;
@@ -84,8 +84,8 @@ export const START_JOB_SCHEMA = {
   required: ['source_mode', 'channel'],
   properties: {
     source_mode: { type: 'string', enum: ['saved', 'inline', 'hybrid'] },
-    channel: { type: 'string', enum: ['email', 'linkedin'] },
-    linkedin_type: { type: 'string', enum: ['message', 'connection_request'] },
+    channel: { type: 'string', enum: [...CHANNELS] },
+    linkedin_type: { type: 'string', enum: [...LINKEDIN_TYPES] },
     identity_id: { ...ITEM_ID, description: 'A saved identity; required for saved and hybrid.' },
     identity: { type: 'object', description: 'Identity data (camelCase members); inline, or overrides of the saved identity in hybrid mode.' },
     sender: SENDER_SCHEMA,

@@ -18,40 +18,15 @@ import { settle as settleReservation } from '../jobs/settle.ts';
 import { toCredits } from '../pricing.ts';
 import { creationScore } from '../../core/clock.ts';
 import type { Channel, LinkedinType, ResolvedContext } from './context.ts';
+import { jobView, WRITING_JOB_ID_PREFIX, type WritingEvent, type WritingJobView } from './job-view.ts';
+
+export { jobView, type WritingEvent, type WritingJobView };
 import { parseStartJob, type StartJobRequest } from './job-request.ts';
 import { resolveContext } from './resolve.ts';
 import { refsFor } from './refs.ts';
 import { createWriter, generate, ConstraintError, type AiCosts, type EmailOutput, type LinkedinOutput, type Writer } from './writer.ts';
 
 export type WritingStatus = JobStatus;
-
-export interface WritingEvent {
-  progress: number;
-  label: string;
-  ts: number;
-}
-
-/** The job as the API shows it (WritingJob; no other members). */
-export interface WritingJobView {
-  id: string;
-  kind: string | null;
-  status: WritingStatus;
-  progress: number;
-  label: string;
-  events: WritingEvent[];
-  eventCount: number;
-  done: boolean;
-  success: boolean | null;
-  jobSuccess: boolean | null;
-  error: string | { code: string; message: string } | null;
-  created_at: string | null;
-  updated_at: string | null;
-  channel: Channel;
-  linkedin_type: LinkedinType | null;
-  output: ((EmailOutput | LinkedinOutput) & { resolved_context: ResolvedContext; ai_costs?: AiCosts }) | null;
-  resolved_context: ResolvedContext | null;
-  billing: { credits_reserved: number; credits_charged: number; credits_released: number; credits_refunded: 0 };
-}
 
 /** What Redis holds: the view, and what only the server reads. */
 export interface WritingJobRecord extends WritingJobView, JobRecord {
@@ -70,10 +45,6 @@ export interface WritingJobRecord extends WritingJobView, JobRecord {
   };
 }
 
-export const jobView = (r: WritingJobRecord): WritingJobView => {
-  const { internal: _i, version: _v, reservation: _r, ...view } = r;
-  return view;
-};
 
 export const kindOf = (channel: Channel, type: LinkedinType | null): string => (channel === 'email' ? 'email' : type === 'connection_request' ? 'linkedin_connection_request' : 'linkedin_message');
 
@@ -201,7 +172,7 @@ const label = (ctx: ResolvedContext): string => (ctx.channel === 'email' ? 'Writ
 /** The writing job kind. */
 export const writingJobKind: PaidJobKind<WritingBody, WritingPayload, WritingJobRecord> = {
   name: 'writing',
-  idPrefix: 'wj',
+  idPrefix: WRITING_JOB_ID_PREFIX,
   releasedOutcome: 'released',
   describe: (b) => `A ${b.req.channel} job`,
   recordKey: (rk, org, id) => rk.writingJob(org, id),

@@ -42,7 +42,8 @@ return 1
 
 const ID_PREFIX: Record<RecordKind, string> = { identity: 'idn', play: 'play', cta: 'cta', subject: 'subj' };
 /** What ids of a kind look like (anything else is not looked up). */
-export const idPattern = (kind: RecordKind) => new RegExp(`^${ID_PREFIX[kind]}_[0-9a-f]{24}$`);
+export const idPatternSource = (kind: RecordKind): string => `^${ID_PREFIX[kind]}_[0-9a-f]{24}$`;
+export const idPattern = (kind: RecordKind) => new RegExp(idPatternSource(kind));
 
 /** The public fields of a record (without the store's bookkeeping). */
 export function publicRecord(r: StoredRecord): Obj {

@@ -17,6 +17,7 @@ import { loadConfig, type Config } from '../../core/config.ts';
 import { serve, type Running } from '../../server/serve.ts';
 import { createLogger, createServices } from '../../server/context.ts';
 import { auditLogger, auditStream, recordSecrets, secretsIn } from '../runner/secret-audit.ts';
+import { contract } from '../helpers/contract.ts';
 import type { KeyWithSecret, CreateKeyInput, PublicKey } from '../../server/services/keys.ts';
 
 export { copyFixtures, loadFixtures, loadGenerated, type DataFiles, type GeneratedSizes, type LoadOptions } from '../helpers/data.ts';
@@ -30,7 +31,7 @@ export interface Harness {
   url: string;
   /** A root key created directly (as the operator's CLI does); user defaults to 'u1'. */
   key(input: Partial<CreateKeyInput> & { org: string; user?: string }): Promise<KeyWithSecret>;
-  /** One HTTP request (`secret` as a Bearer token, `body` as JSON or `raw` as is); the body parsed when it is JSON. */
+  /** One HTTP request (`secret` as a Bearer token, `body` as JSON or `raw` as is); the body parsed when it is JSON. The response is checked against the OpenAPI document (test/helpers/contract.ts): an undocumented status, content type or body throws. */
   call(method: string, path: string, opts?: { secret?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   /** Stops the server and closes its clients. */
   close(): Promise<void>;
@@ -84,6 +85,7 @@ export async function startHarness(env: Record<string, string> = {}, opts: { onL
         /* not JSON */
       }
       recordSecrets(secretsIn(parsed));
+      contract().assert({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: parsed });
       return { status: res.status, body: parsed, headers: res.headers };
     },
     close: () => running.close(),

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server, type Socket } from 'node:net';
 import http from 'node:http';
 import { spawn } from 'node:child_process';
+import { checkedFetch } from '../helpers/contract.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('operations');
@@ -171,7 +172,7 @@ t('security headers on every answer, no CORS; a secret never reaches a log line'
     for (let i = 0; i < 100 && !(await fetch(`${base}/v1/health/live`).then((r) => r.ok).catch(() => false)); i++) await new Promise((r) => setTimeout(r, 100));
     const { key, secret } = await withOrg(h, { milli: 1_000_000 });
     const secrets = [secret];
-    const call = (path: string, s: string, init: RequestInit = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${s}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    const call = (path: string, s: string, init: RequestInit = {}) => checkedFetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${s}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
     await call('/v1/companies?page_size=2', secret);
     const child = (await (await call('/v1/api-keys', secret, { method: 'POST', body: JSON.stringify({ scopes: ['read:companies'], name: 'c' }) })).json()) as { data: { secret: string } };
     secrets.push(child.data.secret);

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { checkedFetch } from '../helpers/contract.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -84,7 +85,7 @@ async function startServer(env: Record<string, string>): Promise<ServerChild> {
 }
 
 const get = async (s: ServerChild, path: string, auth?: string) => {
-  const res = await fetch(s.url + path, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
+  const res = await checkedFetch(s.url + path, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
   return { status: res.status, body: (await res.json()) as any };
 };
 
