@@ -70,7 +70,8 @@ function operationParts(method: string, path: string, op: Operation): { decls: s
   if (of('header').length) args.push(`headers?: ${parameterMembers(of('header'), '    ')}`);
   const statuses = Object.keys(op.responses);
   const success = successOf(statuses.filter((s) => s.startsWith('2')), op.responses);
-  const failures = statuses.filter((s) => !s.startsWith('2')).map((s) => `Failure<${s}, ${refName(op.responses[s].$ref as string)}>`);
+  // Errors are 4xx and 5xx envelopes (components/responses); a 3xx (304 to If-None-Match) has no body to type.
+  const failures = statuses.filter((s) => /^[45]/.test(s)).map((s) => `Failure<${s}, ${refName(op.responses[s].$ref as string)}>`);
   const argsType = args.length ? `{\n${args.map((a) => `    ${a};\n`).join('')}  }` : 'Record<string, never>';
   const member = `${doc(op.summary, '  ')}  ${op.operationId}: OperationTypes<\n    ${argsType.replace(/\n/g, '\n  ')},\n    ${[success.type, ...failures].join('\n    | ')}\n  >;\n`;
   const repeat = params.filter(repeats).map((p) => JSON.stringify(p.name));

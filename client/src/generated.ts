@@ -36,6 +36,12 @@ export type ErrorDetail = {
   suggestions?: unknown[];
 };
 
+/** A row with format=flat: every value a string (arrays joined, null empty), lead_source split into lead_source and lead_source_retrieved_at; the columns of the CSV export. */
+export type FlatRow = {
+  id: string;
+  [key: string]: string | undefined;
+};
+
 export type ApiKey = {
   id?: string;
   org?: string;
@@ -51,7 +57,7 @@ export type ApiKey = {
   parent_id?: string | null;
   internal?: boolean;
   secret_prefix?: string;
-  status?: string;
+  status?: "active" | "revoked" | "rotated";
   created_at?: string;
   revoked_at?: string | null;
   rotated_at?: string | null;
@@ -72,7 +78,7 @@ export type ApiKeyWithSecret = {
   parent_id?: string | null;
   internal?: boolean;
   secret_prefix?: string;
-  status?: string;
+  status?: "active" | "revoked" | "rotated";
   created_at?: string;
   revoked_at?: string | null;
   rotated_at?: string | null;
@@ -96,7 +102,7 @@ export type ApiKeyWithUsage = {
   parent_id?: string | null;
   internal?: boolean;
   secret_prefix?: string;
-  status?: string;
+  status?: "active" | "revoked" | "rotated";
   created_at?: string;
   revoked_at?: string | null;
   rotated_at?: string | null;
@@ -373,8 +379,8 @@ export type PersonnelRow = {
     source?: string;
     retrieved_at?: string | null;
   }) | null;
-  /** The row's place in the organization's CRMs. */
-  crm_status?: string;
+  /** The organization's CRMs that hold the row (`[]`: in neither). */
+  crm_status?: (Array<"hubspot" | "salesforce">) | null;
   /** The caller's tags on the row (mode=full or fields=tags). */
   tags?: string[];
 };
@@ -1932,9 +1938,11 @@ export interface GetExportsQuery {
 
 /** Request body of postExports. */
 export type PostExportsBody = {
+  /** The key needs read:<resource>. */
   resource: "brokers" | "broker-offices" | "companies" | "personnel";
   /** At most BINTEL_EXPORT_MAX_ROWS (default 50,000). */
   max_rows: number;
+  /** The file gzipped (downloaded as application/gzip). */
   gzip?: boolean;
   [key: string]: string | ("brokers" | "broker-offices" | "companies" | "personnel") | number | boolean | undefined;
 };
@@ -2502,6 +2510,7 @@ export interface Operations {
       };
     },
     StreamSuccess<200>
+    | Failure<400, Error400>
     | Failure<404, Error404>
   >;
   /** The calling key, organization and user */
@@ -2559,11 +2568,12 @@ export interface Operations {
   deleteApiKeysByKeyId: OperationTypes<
     {
       path: {
-        /** The key id. */
+        /** The key id (key_…). */
         key_id: string;
       };
     },
     EnvelopeSuccess<200, ApiKey, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -2575,11 +2585,12 @@ export interface Operations {
   postApiKeysByKeyIdRotate: OperationTypes<
     {
       path: {
-        /** The key id. */
+        /** The key id (key_…). */
         key_id: string;
       };
     },
     EnvelopeSuccess<200, ApiKeyWithSecret, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -2640,7 +2651,7 @@ export interface Operations {
     {
       query?: GetCompaniesLookupQuery;
     },
-    EnvelopeSuccess<200, CompaniesRow, Meta>
+    EnvelopeSuccess<200, (CompaniesRow | FlatRow) | Record<string, unknown>, Meta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2655,7 +2666,7 @@ export interface Operations {
     {
       query: GetBrokersLookupQuery;
     },
-    EnvelopeSuccess<200, BrokersRow, Meta>
+    EnvelopeSuccess<200, (BrokersRow | FlatRow) | Record<string, unknown>, Meta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2671,7 +2682,7 @@ export interface Operations {
       query?: PostCompaniesBatchQuery;
       body: PostCompaniesBatchBody;
     },
-    EnvelopeSuccess<200, CompaniesRow[], Meta>
+    EnvelopeSuccess<200, Array<CompaniesRow | FlatRow>, Meta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2704,7 +2715,9 @@ export interface Operations {
     {
       query?: GetBrokersQuery;
     },
-    EnvelopeSuccess<200, BrokersRow[], ListMeta>
+    EnvelopeSuccess<200, (Array<BrokersRow | FlatRow>) | {
+      total_count: number;
+    }, ListMeta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2722,7 +2735,7 @@ export interface Operations {
       };
       query?: GetBrokersByIdQuery;
     },
-    EnvelopeSuccess<200, BrokersRow, Meta>
+    EnvelopeSuccess<200, (BrokersRow | FlatRow) | Record<string, unknown>, Meta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2778,6 +2791,7 @@ export interface Operations {
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
+    | Failure<404, Error404>
     | Failure<429, Error429>
     | Failure<500, Error500>
     | Failure<503, Error503>
@@ -2787,7 +2801,9 @@ export interface Operations {
     {
       query?: GetBrokerOfficesQuery;
     },
-    EnvelopeSuccess<200, BrokerOfficesRow[], ListMeta>
+    EnvelopeSuccess<200, (Array<BrokerOfficesRow | FlatRow>) | {
+      total_count: number;
+    }, ListMeta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2805,7 +2821,7 @@ export interface Operations {
       };
       query?: GetBrokerOfficesByIdQuery;
     },
-    EnvelopeSuccess<200, BrokerOfficesRow, Meta>
+    EnvelopeSuccess<200, (BrokerOfficesRow | FlatRow) | Record<string, unknown>, Meta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2861,6 +2877,7 @@ export interface Operations {
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
+    | Failure<404, Error404>
     | Failure<429, Error429>
     | Failure<500, Error500>
     | Failure<503, Error503>
@@ -2870,7 +2887,9 @@ export interface Operations {
     {
       query?: GetCompaniesQuery;
     },
-    EnvelopeSuccess<200, CompaniesRow[], ListMeta>
+    EnvelopeSuccess<200, (Array<CompaniesRow | FlatRow>) | {
+      total_count: number;
+    }, ListMeta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2888,7 +2907,7 @@ export interface Operations {
       };
       query?: GetCompaniesByIdQuery;
     },
-    EnvelopeSuccess<200, CompaniesRow, Meta>
+    EnvelopeSuccess<200, (CompaniesRow | FlatRow) | Record<string, unknown>, Meta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2944,6 +2963,7 @@ export interface Operations {
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
+    | Failure<404, Error404>
     | Failure<429, Error429>
     | Failure<500, Error500>
     | Failure<503, Error503>
@@ -2953,7 +2973,9 @@ export interface Operations {
     {
       query: GetPersonnelQuery;
     },
-    EnvelopeSuccess<200, PersonnelRow[], ListMeta>
+    EnvelopeSuccess<200, (Array<PersonnelRow | FlatRow>) | {
+      total_count: number;
+    }, ListMeta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -2971,7 +2993,7 @@ export interface Operations {
       };
       query: GetPersonnelByIdQuery;
     },
-    EnvelopeSuccess<200, PersonnelRow, Meta>
+    EnvelopeSuccess<200, (PersonnelRow | FlatRow) | Record<string, unknown>, Meta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
@@ -3027,6 +3049,7 @@ export interface Operations {
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
+    | Failure<404, Error404>
     | Failure<429, Error429>
     | Failure<500, Error500>
     | Failure<503, Error503>
@@ -3037,17 +3060,27 @@ export interface Operations {
       query?: GetExportsQuery;
     },
     EnvelopeSuccess<200, {
-      id?: string;
-      resource?: "brokers" | "broker-offices" | "companies" | "personnel";
+      id: string;
+      resource: "brokers" | "broker-offices" | "companies" | "personnel";
       /** The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them. */
-      tier?: "basic" | "advanced";
-      sandbox?: boolean;
-      status?: "queued" | "running" | "completed" | "failed";
-      rows_reserved?: number;
-      rows_written?: number;
-      percent?: number;
+      tier: "basic" | "advanced";
+      /** Started by a test key: only test keys read it (live jobs only live keys). */
+      sandbox: boolean;
+      gzip: boolean;
+      status: "queued" | "running" | "completed" | "failed";
+      rows_reserved: number;
+      rows_written: number;
+      percent: number;
       /** Runs started (a run after a failure or a dead worker starts from the first row). */
-      attempts?: number;
+      attempts: number;
+      credits_reserved: number;
+      /** Null until the job settles. */
+      credits_charged: number | null;
+      created_at: string;
+      completed_at: string | null;
+      /** When the file goes (completed jobs). */
+      expires_at: string | null;
+      error: string | null;
     }[], ListMeta>
     | Failure<400, Error400>
     | Failure<401, Error401>
@@ -3065,23 +3098,34 @@ export interface Operations {
         "Idempotency-Key"?: string;
       };
     },
-    EnvelopeSuccess<200 | 201, {
-      id?: string;
-      resource?: "brokers" | "broker-offices" | "companies" | "personnel";
+    EnvelopeSuccess<200 | 202, {
+      id: string;
+      resource: "brokers" | "broker-offices" | "companies" | "personnel";
       /** The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them. */
-      tier?: "basic" | "advanced";
-      sandbox?: boolean;
-      status?: "queued" | "running" | "completed" | "failed";
-      rows_reserved?: number;
-      rows_written?: number;
-      percent?: number;
+      tier: "basic" | "advanced";
+      /** Started by a test key: only test keys read it (live jobs only live keys). */
+      sandbox: boolean;
+      gzip: boolean;
+      status: "queued" | "running" | "completed" | "failed";
+      rows_reserved: number;
+      rows_written: number;
+      percent: number;
       /** Runs started (a run after a failure or a dead worker starts from the first row). */
-      attempts?: number;
+      attempts: number;
+      credits_reserved: number;
+      /** Null until the job settles. */
+      credits_charged: number | null;
+      created_at: string;
+      completed_at: string | null;
+      /** When the file goes (completed jobs). */
+      expires_at: string | null;
+      error: string | null;
     }, Meta>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>
     | Failure<403, Error403>
+    | Failure<409, Error409>
     | Failure<413, Error413>
     | Failure<415, Error415>
     | Failure<429, Error429>
@@ -3097,18 +3141,29 @@ export interface Operations {
       };
     },
     EnvelopeSuccess<200, {
-      id?: string;
-      resource?: "brokers" | "broker-offices" | "companies" | "personnel";
+      id: string;
+      resource: "brokers" | "broker-offices" | "companies" | "personnel";
       /** The tier a key needs to read the job: advanced when its rows carry an advanced field or an advanced sort or filter chose them. */
-      tier?: "basic" | "advanced";
-      sandbox?: boolean;
-      status?: "queued" | "running" | "completed" | "failed";
-      rows_reserved?: number;
-      rows_written?: number;
-      percent?: number;
+      tier: "basic" | "advanced";
+      /** Started by a test key: only test keys read it (live jobs only live keys). */
+      sandbox: boolean;
+      gzip: boolean;
+      status: "queued" | "running" | "completed" | "failed";
+      rows_reserved: number;
+      rows_written: number;
+      percent: number;
       /** Runs started (a run after a failure or a dead worker starts from the first row). */
-      attempts?: number;
+      attempts: number;
+      credits_reserved: number;
+      /** Null until the job settles. */
+      credits_charged: number | null;
+      created_at: string;
+      completed_at: string | null;
+      /** When the file goes (completed jobs). */
+      expires_at: string | null;
+      error: string | null;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3125,6 +3180,7 @@ export interface Operations {
       };
     },
     StreamSuccess<200>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3248,6 +3304,7 @@ export interface Operations {
       resolved_by?: string | null;
       resolution_note?: string | null;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3345,6 +3402,7 @@ export interface Operations {
       resolved_by?: string | null;
       resolution_note?: string | null;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3442,6 +3500,7 @@ export interface Operations {
       resolved_by?: string | null;
       resolution_note?: string | null;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3521,6 +3580,7 @@ export interface Operations {
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
+    | Failure<404, Error404>
     | Failure<429, Error429>
     | Failure<500, Error500>
     | Failure<503, Error503>
@@ -3534,6 +3594,7 @@ export interface Operations {
       };
     },
     EnvelopeSuccess<200, TagRecord, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3622,6 +3683,7 @@ export interface Operations {
       /** manual (default) or draft. */
       source?: "manual" | "draft";
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3672,6 +3734,7 @@ export interface Operations {
       id?: string;
       deleted?: true;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3734,6 +3797,7 @@ export interface Operations {
       name?: string;
       body?: string;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3779,6 +3843,7 @@ export interface Operations {
       id?: string;
       deleted?: true;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3841,6 +3906,7 @@ export interface Operations {
       name?: string;
       text?: string;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -3886,6 +3952,7 @@ export interface Operations {
       id?: string;
       deleted?: true;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -4060,6 +4127,7 @@ export interface Operations {
       /** Problems the customer has. */
       painPoints?: string[];
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -4239,6 +4307,7 @@ export interface Operations {
       id?: string;
       deleted?: true;
     }, Meta>
+    | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<403, Error403>
     | Failure<404, Error404>
@@ -4382,7 +4451,7 @@ export interface Operations {
         "Idempotency-Key"?: string;
       };
     },
-    EnvelopeSuccess<200 | 201, ({
+    EnvelopeSuccess<200 | 202, ({
       id: string;
       kind?: ("email" | "linkedin_message" | "linkedin_connection_request") | null;
       status: "queued" | "running" | "completed" | "failed";
