@@ -85,7 +85,7 @@ export const companies = defineEntity({
     f('filing_year', 'integer', 'Plan year of the latest filing', csv(true), { tier: 'advanced', sortable: true, cf: 'numeric', min: 1975, max: 2100 }),
     f('total_premiums', 'long', 'Annual premiums across Schedule A contracts, dollars', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
     f('total_number_of_employees', 'integer', 'Employees', csv(), { sortable: true, cf: 'numeric', blank: true, min: 0 }),
-    f('broker_commissions', 'long', 'Broker commissions and fees on Schedule A, dollars', csv(), { sortable: true, cf: 'numeric', blank: true, min: 0 }),
+    f('broker_commissions', 'long', 'Broker commissions and fees on Schedule A, dollars', csv(), { cf: 'numeric', blank: true, min: 0 }),
     f('participants', 'integer', 'Active participants at year end', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
     f('participant_growth', 'double', 'Participant growth over the prior year, percent', csv(), { tier: 'advanced', sortable: true, cf: 'percent', blank: true, min: -100, max: 100000 }),
     f('funding_status', 'keyword', 'Self-Funded or Fully Insured', csv(), { cf: 'exact', blank: true, enum: FUNDING_STATUSES }),

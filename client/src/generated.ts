@@ -1175,7 +1175,7 @@ export interface GetCompaniesQuery {
   /** Rows per page. Above 25 needs at least one business filter (FILTER_REQUIRED); test keys at most 100. */
   page_size?: number;
   /** Sort column (advanced columns need an advanced key). */
-  sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth";
+  sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth";
   /** Sort direction. */
   sort_dir?: "asc" | "desc";
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
@@ -1366,7 +1366,7 @@ export interface GetCompaniesExportCsvQuery {
   /** Rows in the file and the size of its pages (alias limit); default as many as the key may take. */
   page_size?: number;
   /** Sort column (advanced columns need an advanced key). */
-  sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth";
+  sort_by?: "company_name" | "filing_year" | "total_premiums" | "total_number_of_employees" | "participants" | "participant_growth";
   /** Sort direction. */
   sort_dir?: "asc" | "desc";
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
