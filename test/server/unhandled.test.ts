@@ -198,7 +198,9 @@ t('the process handler logs an unhandled rejection at error level with its reque
   assert.is(logged[0].level, 50, 'error level');
   assert.is(logged[0].requestId, 'req_rejectonce0000000000000000001');
   assert.is((logged[0].err as { message?: string }).message, 'nobody caught this');
-  assert.ok(run.stdout.trimEnd().endsWith('still serving'), 'the process went on after it');
+  // pino writes its line asynchronously: it may land after "still serving", which is written
+  // on the next turn after the rejection; that it was written at all is what shows the process went on.
+  assert.match(run.stdout, /^still serving$/m, 'the process went on after it');
 });
 
 t.run();
