@@ -128,14 +128,22 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
 /** Undoes an accept that did not reach the queue: the reservation released (if debited), the record failed, the claim freed (if ours). */
 async function undo(services: Services, kind: Kind<unknown, unknown, JobRecord>, reservation: Reservation, claimKey: string, reason: string): Promise<void> {
   const { redis, rk, log } = services;
-  try {
+  const step = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
+    try {
+      await fn();
+    } catch (err) {
+      // The sweeper releases what is left; the caller still gets the first error.
+      log.error({ err: (err as Error).message, job: reservation.id, kind: kind.name, step: what }, 'undo of a job accept failed; the sweeper will release it');
+    }
+  };
+  await step('release', async () => {
     if (await redis.hexists(rk.ledger(reservation.org), reservation.id)) await release(services, kind, reservation, `Not started: ${reason}; the reservation was released`);
+  });
+  // Freed even when the release failed (its record may be what broke the accept): a retry must not be answered with this job.
+  await step('claim', async () => {
     const claim = await redis.get(claimKey);
     if (claim?.startsWith(`${reservation.id}|`)) await redis.del(claimKey);
-  } catch (err) {
-    // The sweeper releases what is left; the caller still gets the first error.
-    log.error({ err: (err as Error).message, job: reservation.id, kind: kind.name }, 'undo of a job accept failed; the sweeper will release it');
-  }
+  });
 }
 
 /** 429 when the organization has `cap` jobs of the kind queued or running. */

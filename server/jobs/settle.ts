@@ -6,7 +6,7 @@
  * the first one's outcome and changes nothing.
  */
 import type { Services } from '../context.ts';
-import { advance, loadRecord } from './store.ts';
+import { advanceLatest } from './store.ts';
 import { isFinished, type JobRecord, type PaidJobKind, type Reservation } from './kind.ts';
 
 /** What a settlement gives back and records. */
@@ -42,16 +42,7 @@ export async function settle(services: Services, kind: PaidJobKind<unknown, unkn
  */
 export async function release(services: Services, kind: PaidJobKind<unknown, unknown, JobRecord>, entry: Reservation, reason: string): Promise<boolean> {
   const { settled } = await settle(services, kind, entry, { backMilli: entry.milli, backRows: entry.rows, outcome: kind.releasedOutcome });
-  // The record may move under us (a late worker): read, mark, and read again on a refused write.
-  for (let i = 0; i < 5; i++) {
-    const rec = await loadRecord(services, kind, entry.org, entry.id);
-    if (!rec || isFinished(rec.status)) break;
-    try {
-      await advance(services, kind, rec, kind.releasedRecord(rec, reason));
-      break;
-    } catch {
-      /* changed since read: read again */
-    }
-  }
+  // The record may move under us (a late worker): advanceLatest reads it again on a refused write.
+  await advanceLatest(services, kind, entry.org, entry.id, (rec) => (isFinished(rec.status) ? null : kind.releasedRecord(rec, reason)));
   return settled;
 }

@@ -103,3 +103,31 @@ export async function advance<R extends JobRecord>(services: Services, kind: Pai
   await kind.afterSave?.(services, next);
   return next;
 }
+
+/**
+ * Moves a job's record by `step`, reading it again whenever another writer moved it first:
+ * `step` sees the record as stored now and answers the patch to apply, or null to leave it
+ * (gone, finished, or settled elsewhere). Returns the saved record, or null when left. After
+ * `tries` refused writes it gives up: a record that keeps moving has a live owner, who settles it.
+ */
+export async function advanceLatest<R extends JobRecord>(
+  services: Services,
+  kind: PaidJobKind<unknown, unknown, R>,
+  org: string,
+  id: string,
+  step: (current: R) => Partial<R> | null | Promise<Partial<R> | null>,
+  tries = 5,
+): Promise<R | null> {
+  for (let i = 0; i < tries; i++) {
+    const current = await loadRecord(services, kind, org, id);
+    if (!current) return null;
+    const patch = await step(current);
+    if (!patch) return null;
+    try {
+      return await advance(services, kind, current, patch);
+    } catch (err) {
+      if (!(err instanceof StaleJobError)) throw err;
+    }
+  }
+  return null;
+}

@@ -21,7 +21,7 @@ import { invalid, type ErrorDetail } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
 import type { PaidJobKind } from '../jobs/kind.ts';
 import { isFinished } from '../jobs/kind.ts';
-import { advance, loadRecord, StaleJobError } from '../jobs/store.ts';
+import { advance, advanceLatest, loadRecord, StaleJobError } from '../jobs/store.ts';
 import { settle } from '../jobs/settle.ts';
 import { authorizeList, tierNeeded } from './authorize.ts';
 import { chargeMilli } from './charge.ts';
@@ -190,17 +190,11 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
 
   async failed(services, p, reason) {
     services.log.error({ err: reason, org: p.org, export: p.id }, 'export failed');
-    for (let i = 0; i < 5; i++) {
-      const job = await loadRecord(services, exportJobKind, p.org, p.id);
-      if (!job || job.status === 'completed') return;
+    await advanceLatest(services, exportJobKind, p.org, p.id, async (job) => {
+      if (job.status === 'completed') return null;
       const paid = await settleRows(services, p, 0);
-      if (job.status === 'failed') return;
-      try {
-        await advance(services, exportJobKind, job, { status: 'failed', credits_charged: creditsFor(p, paid), completed_at: new Date().toISOString(), error: 'The export failed; the reservation was released' });
-        return;
-      } catch (err) {
-        if (!(err instanceof StaleJobError)) throw err;
-      }
-    }
+      if (job.status === 'failed') return null;
+      return { status: 'failed', credits_charged: creditsFor(p, paid), completed_at: new Date().toISOString(), error: 'The export failed; the reservation was released' };
+    });
   },
 };

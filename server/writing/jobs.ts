@@ -13,7 +13,7 @@ import type { Services } from '../context.ts';
 import { forbidden } from '../errors.ts';
 import { TerminalJobError } from '../jobs/queue.ts';
 import type { JobRecord, JobStatus, PaidJobKind } from '../jobs/kind.ts';
-import { advance, loadRecord, StaleJobError } from '../jobs/store.ts';
+import { advance, advanceLatest, loadRecord, StaleJobError } from '../jobs/store.ts';
 import { settle as settleReservation } from '../jobs/settle.ts';
 import { toCredits } from '../pricing.ts';
 import { creationScore } from '../../core/clock.ts';
@@ -120,18 +120,11 @@ const failedPatch = (r: WritingJobRecord, message: string, code: string): Partia
  * it). A record that changed since it was read is read again, so a release never leaves a job
  * `running`.
  */
-async function failJob(services: Services, r: WritingJobRecord | null, message: string, code: string): Promise<void> {
-  for (let i = 0; r && i < 5; i++) {
-    if (r.done) return;
-    if ((await settle(services, r, 'released')) === 'charged') return;
-    try {
-      await advance(services, writingJobKind, r, failedPatch(r, message, code));
-      return;
-    } catch (err) {
-      if (!(err instanceof StaleJobError)) throw err;
-      r = await loadWritingJob(services, r.internal.org, r.id);
-    }
-  }
+async function failJob(services: Services, org: string, id: string, message: string, code: string): Promise<void> {
+  await advanceLatest(services, writingJobKind, org, id, async (r) => {
+    if (r.done || (await settle(services, r, 'released')) === 'charged') return null;
+    return failedPatch(r, message, code);
+  });
 }
 
 /** Records a model's token use for GET /v1/usage/ai-costs. */
@@ -241,12 +234,12 @@ export const writingJobKind: PaidJobKind<WritingBody, WritingPayload, WritingJob
       // (the model endpoint or Redis away) is retried by the queue, and fails on its last attempt.
       const e = err as Error;
       const terminal = e instanceof TerminalJobError || e instanceof ConstraintError;
-      if (terminal || attempt.final) await failJob(services, await loadWritingJob(services, p.org, p.id), e.message, e instanceof ConstraintError ? 'BRAND_VOICE_VIOLATION' : 'GENERATION_FAILED');
+      if (terminal || attempt.final) await failJob(services, p.org, p.id, e.message, e instanceof ConstraintError ? 'BRAND_VOICE_VIOLATION' : 'GENERATION_FAILED');
       throw terminal ? new TerminalJobError(e.message) : e;
     }
   },
 
   async failed(services, p, reason) {
-    await failJob(services, await loadWritingJob(services, p.org, p.id), reason, 'GENERATION_FAILED');
+    await failJob(services, p.org, p.id, reason, 'GENERATION_FAILED');
   },
 };
