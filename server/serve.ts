@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
-import { cleanupExports } from './read/async-export.ts';
+import { cleanupExports } from './read/export-job.ts';
 import { exportJobKind } from './read/export-job.ts';
 import { sweep } from './jobs/sweeper.ts';
 import { writingJobKind } from './writing/jobs.ts';

@@ -40,24 +40,29 @@ export class StaleJobError extends Error {
 /** Org of a record: from its reservation (every kind's records carry one). */
 const orgOf = (r: JobRecord): string => r.reservation.org;
 
-/** A stored record; records saved before versions existed read as version 0. */
-export async function loadRecord<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, id: string): Promise<R | null> {
-  const raw = await services.redis.get(kind.recordKey(services.rk, org, id));
-  if (!raw) return null;
+/** A stored record as the kind reads it today: records saved before versions existed read as version 0. */
+function revive<R extends JobRecord>(kind: PaidJobKind<unknown, unknown, R>, raw: string): R {
   const r = JSON.parse(raw) as R;
   r.version ??= 0;
-  return r;
+  return kind.revive ? kind.revive(r) : r;
+}
+
+/** A stored record, or null when it is gone (expired). */
+export async function loadRecord<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, id: string): Promise<R | null> {
+  const raw = await services.redis.get(kind.recordKey(services.rk, org, id));
+  return raw ? revive(kind, raw) : null;
+}
+
+/** Records by id in the order given, null where the record is gone (expired). */
+export async function loadRecordsOrGone<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, ids: readonly string[]): Promise<(R | null)[]> {
+  if (!ids.length) return [];
+  const raws = await services.redis.mget(ids.map((id) => kind.recordKey(services.rk, org, id)));
+  return raws.map((x) => (x === null ? null : revive(kind, x)));
 }
 
 /** Records by id (an index page), in the order given; ids whose record expired are left out. */
 export async function loadRecords<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, ids: readonly string[]): Promise<R[]> {
-  if (!ids.length) return [];
-  const raws = await services.redis.mget(ids.map((id) => kind.recordKey(services.rk, org, id)));
-  return raws.filter((x): x is string => x !== null).map((x) => {
-    const r = JSON.parse(x) as R;
-    r.version ??= 0;
-    return r;
-  });
+  return (await loadRecordsOrGone(services, kind, org, ids)).filter((r): r is R => r !== null);
 }
 
 /**

@@ -1,18 +1,16 @@
 /**
- * Async exports (an extension beyond the spec): the job record, its public view, who may read it,
- * the organization's list, and the cleanup of expired files. The job kind (body, price, run,
- * settlement) is server/read/export-job.ts, on the job layer (server/jobs/). The record lives in
+ * Async exports (an extension beyond the spec): the job record, its public view and who may read
+ * it. The job kind (body, price, run, settlement), the organization's list and the cleanup of
+ * expired files are server/read/export-job.ts, on the job layer (server/jobs/). The record lives in
  * Redis (any server process of the namespace answers status and download); files live in
  * config.exportDir (a shared directory in production).
  */
-import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Services } from '../context.ts';
 import type { Config } from '../../core/config.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { keyTier } from '../services/tiers.ts';
 import type { JobRecord, JobStatus } from '../jobs/kind.ts';
-import { isFinished, jobIdPattern, JOB_STATUSES } from '../jobs/kind.ts';
+import { jobIdPattern, JOB_STATUSES } from '../jobs/kind.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import type { Tier } from '../../mappings/types.ts';
 import { findEntity } from '../../mappings/index.ts';
@@ -117,25 +115,6 @@ export function jobView(j: ExportJob): ExportJobView {
 /** How long a job record is kept: its file's lifetime and a day. */
 export const recordTtlS = (config: Config): number => config.exportTtlH * 3600 + 86_400;
 
-/** Writes a record as is, with no compare (tests and operators set up states with it; jobs change records with `advance`). */
-export async function saveJob(services: Services, j: ExportJob): Promise<void> {
-  await services.redis.set(services.rk.exportJob(j.org, j.id), JSON.stringify(j), 'EX', recordTtlS(services.config));
-}
-
-/**
- * A stored job. Records saved before jobs carried their tier and side read as the strictest
- * (advanced, live): only a live key advanced for the resource reads them.
- */
-function parseJob(raw: string): ExportJob {
-  const j = JSON.parse(raw) as Partial<Pick<ExportJob, 'tier' | 'sandbox' | 'version'>> & Omit<ExportJob, 'tier' | 'sandbox' | 'version'>;
-  return { ...j, tier: j.tier ?? 'advanced', sandbox: j.sandbox ?? false, version: j.version ?? 0 };
-}
-
-export async function loadJob(services: Services, org: string, id: string): Promise<ExportJob | null> {
-  const raw = await services.redis.get(services.rk.exportJob(org, id));
-  return raw ? parseJob(raw) : null;
-}
-
 const TIER_RANK: Record<Tier, number> = { basic: 0, advanced: 1 };
 
 /**
@@ -148,72 +127,4 @@ export function canReadJob(key: KeyRecord, job: ExportJob): boolean {
   const def = findEntity(job.resource);
   if (!def || key.org !== job.org || !key.scopes.includes(`read:${def.name}`)) return false;
   return TIER_RANK[keyTier(key, def)] >= TIER_RANK[job.tier] && (key.key_type === 'test') === job.sandbox;
-}
-
-/** Ids read from the organization's index per round trip while listing. */
-const LIST_BATCH = 200;
-
-/**
- * One page of the jobs `key` may read (canReadJob), newest first, with `status` when given, and
- * how many there are: the others are left out of both. Walks the organization's index in batches; ids whose record has
- * expired are dropped from it on the way, so the walk stays as long as the live records.
- */
-export async function listReadableJobs(services: Services, key: KeyRecord, page: { from: number; size: number; status?: JobStatus | null }): Promise<{ jobs: ExportJob[]; total: number }> {
-  const index = services.rk.exportJobs(key.org);
-  const jobs: ExportJob[] = [];
-  let total = 0;
-  for (let start = 0; ; start += LIST_BATCH) {
-    const ids = await services.redis.zrevrange(index, start, start + LIST_BATCH - 1);
-    if (!ids.length) break;
-    const raws = await services.redis.mget(ids.map((id) => services.rk.exportJob(key.org, id)));
-    const gone = ids.filter((_, i) => raws[i] === null);
-    for (const raw of raws) {
-      const job = raw === null ? null : parseJob(raw);
-      if (!job || !canReadJob(key, job) || (page.status && job.status !== page.status)) continue;
-      if (total >= page.from && jobs.length < page.size) jobs.push(job);
-      total++;
-    }
-    if (gone.length) {
-      await services.redis.zrem(index, ...gone);
-      start -= gone.length;
-    }
-    if (ids.length < LIST_BATCH) break;
-  }
-  return { jobs, total };
-}
-
-const FILE_RE = /^([^.]+)\.([^.]+)\.csv(\.gz)?(\.[0-9a-f]+\.part)?$/;
-
-/**
- * Removes expired export files and leftovers. A finished file goes when its job is gone from
- * Redis or expired. A `.part` file goes only when its job is finished (completed or failed) or
- * gone, and it has not been written to for twice the job lease: a file being written is never
- * removed. A queued or running job's files always stay.
- */
-export async function cleanupExports(services: Services, now = Date.now()): Promise<number> {
-  const dir = services.config.exportDir;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return 0;
-  }
-  let removed = 0;
-  for (const name of names) {
-    const m = FILE_RE.exec(name);
-    if (!m) continue;
-    const job = await loadJob(services, Buffer.from(m[1], 'base64url').toString(), m[2]);
-    if (job && !isFinished(job.status)) continue;
-    const mtime = await stat(join(dir, name)).then((s) => s.mtimeMs, () => null);
-    if (mtime === null) continue;
-    const expired = m[4]
-      ? mtime + 2 * services.config.jobLockMs <= now
-      : job?.expires_at
-        ? Date.parse(job.expires_at) <= now
-        : mtime + services.config.exportTtlH * 3_600_000 <= now;
-    if (!expired) continue;
-    await rm(join(dir, name), { force: true });
-    removed++;
-  }
-  return removed;
 }

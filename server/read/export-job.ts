@@ -5,7 +5,7 @@
  * settlement (rows written kept, the rest given back).
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -19,16 +19,17 @@ import { ENTITIES, findEntity } from '../../mappings/index.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { invalid, type ErrorDetail } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
-import type { PaidJobKind } from '../jobs/kind.ts';
+import type { JobStatus, PaidJobKind } from '../jobs/kind.ts';
+import type { KeyRecord } from '../services/keys.ts';
 import { isFinished } from '../jobs/kind.ts';
-import { advance, advanceLatest, loadRecord, StaleJobError } from '../jobs/store.ts';
+import { advance, advanceLatest, loadRecord, loadRecordsOrGone, StaleJobError } from '../jobs/store.ts';
 import { settle } from '../jobs/settle.ts';
 import { authorizeList, tierNeeded } from './authorize.ts';
 import { chargeMilli } from './charge.ts';
 import { exportCsv, exportParams, parseExportRequest, planExport } from './export.ts';
 import { repeatableParams } from './filters.ts';
 import { queryOfObject, type RawQuery } from './request.ts';
-import { EXPORT_ID_PREFIX, exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from './async-export.ts';
+import { canReadJob, EXPORT_ID_PREFIX, exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from './async-export.ts';
 
 /**
  * The POST /v1/exports body as the document shows it; `parse` below checks the same members (a
@@ -79,6 +80,8 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
   statusIndex: () => null,
   score: (r) => Date.parse(r.created_at),
   view: jobView,
+  // Records saved before jobs carried their tier and side read as the strictest (advanced, live): only a live key advanced for the resource reads them.
+  revive: (r) => ({ ...r, tier: r.tier ?? 'advanced', sandbox: r.sandbox ?? false }),
   releasedRecord: (r, reason) => ({ ...r, status: 'failed', credits_charged: 0, completed_at: new Date().toISOString(), error: reason }),
 
   async parse(services, auth, raw) {
@@ -198,3 +201,79 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
     });
   },
 };
+
+/** Writes a record as is, with no compare (tests and operators set up states with it; jobs change records with `advance`). */
+export async function saveJob(services: Services, j: ExportJob): Promise<void> {
+  await services.redis.set(services.rk.exportJob(j.org, j.id), JSON.stringify(j), 'EX', recordTtlS(services.config));
+}
+
+/** A stored export job (null when gone or expired). */
+export const loadJob = (services: Services, org: string, id: string): Promise<ExportJob | null> => loadRecord(services, exportJobKind, org, id);
+
+
+/** Ids read from the organization's index per round trip while listing. */
+const LIST_BATCH = 200;
+
+/**
+ * One page of the jobs `key` may read (canReadJob), newest first, with `status` when given, and
+ * how many there are: the others are left out of both. Walks the organization's index in batches; ids whose record has
+ * expired are dropped from it on the way, so the walk stays as long as the live records.
+ */
+export async function listReadableJobs(services: Services, key: KeyRecord, page: { from: number; size: number; status?: JobStatus | null }): Promise<{ jobs: ExportJob[]; total: number }> {
+  const index = services.rk.exportJobs(key.org);
+  const jobs: ExportJob[] = [];
+  let total = 0;
+  for (let start = 0; ; start += LIST_BATCH) {
+    const ids = await services.redis.zrevrange(index, start, start + LIST_BATCH - 1);
+    if (!ids.length) break;
+    const found = await loadRecordsOrGone(services, exportJobKind, key.org, ids);
+    const gone = ids.filter((_, i) => found[i] === null);
+    for (const job of found) {
+      if (!job || !canReadJob(key, job) || (page.status && job.status !== page.status)) continue;
+      if (total >= page.from && jobs.length < page.size) jobs.push(job);
+      total++;
+    }
+    if (gone.length) {
+      await services.redis.zrem(index, ...gone);
+      start -= gone.length;
+    }
+    if (ids.length < LIST_BATCH) break;
+  }
+  return { jobs, total };
+}
+
+const FILE_RE = /^([^.]+)\.([^.]+)\.csv(\.gz)?(\.[0-9a-f]+\.part)?$/;
+
+/**
+ * Removes expired export files and leftovers. A finished file goes when its job is gone from
+ * Redis or expired. A `.part` file goes only when its job is finished (completed or failed) or
+ * gone, and it has not been written to for twice the job lease: a file being written is never
+ * removed. A queued or running job's files always stay.
+ */
+export async function cleanupExports(services: Services, now = Date.now()): Promise<number> {
+  const dir = services.config.exportDir;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const m = FILE_RE.exec(name);
+    if (!m) continue;
+    const job = await loadJob(services, Buffer.from(m[1], 'base64url').toString(), m[2]);
+    if (job && !isFinished(job.status)) continue;
+    const mtime = await stat(join(dir, name)).then((s) => s.mtimeMs, () => null);
+    if (mtime === null) continue;
+    const expired = m[4]
+      ? mtime + 2 * services.config.jobLockMs <= now
+      : job?.expires_at
+        ? Date.parse(job.expires_at) <= now
+        : mtime + services.config.exportTtlH * 3_600_000 <= now;
+    if (!expired) continue;
+    await rm(join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
+}

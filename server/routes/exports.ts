@@ -17,8 +17,8 @@ import { authOf, requireLiveKey } from '../middleware/auth.ts';
 import { ApiError, notFound, type ErrorDetail } from '../errors.ts';
 import { accept } from '../jobs/accept.ts';
 import { JOB_STATUSES } from '../jobs/kind.ts';
-import { exportJobKind } from '../read/export-job.ts';
-import { EXPORT_ID_PATTERN, canReadJob, jobView, listReadableJobs, loadJob, type ExportJob } from '../read/async-export.ts';
+import { exportJobKind, listReadableJobs, loadJob } from '../read/export-job.ts';
+import { EXPORT_ID_PATTERN, canReadJob, jobView, type ExportJob } from '../read/async-export.ts';
 import { choiceParam, listMeta, one, pageParams, readQuery, throwProblems } from '../read/request.ts';
 import { bodyOf, idempotencyKeyOf } from '../validate.ts';
 

@@ -20,7 +20,7 @@ import { kill, startWorker as startProcess, stopAll } from '../helpers/workers.t
 import { entity } from '../../mappings/index.ts';
 import { MONTHS } from '../../mappings/reference.ts';
 import { rowPrice } from '../../server/pricing.ts';
-import { cleanupExports } from '../../server/read/async-export.ts';
+import { cleanupExports } from '../../server/read/export-job.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('export workers');
