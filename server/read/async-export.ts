@@ -5,7 +5,6 @@
  * Redis (any server process of the namespace answers status and download); files live in
  * config.exportDir (a shared directory in production).
  */
-import type { Services } from '../context.ts';
 import type { Config } from '../../core/config.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { keyTier } from '../services/tiers.ts';
