@@ -30,7 +30,7 @@ function rule(f: FieldDef): string {
 export function csvReference(): string {
   const out: string[] = [];
   for (const def of ENTITIES) {
-    out.push(`#### ${def.name}.csv\n`);
+    out.push(`### ${def.name}.csv\n`);
     out.push('| column | type | rules | meaning |');
     out.push('|---|---|---|---|');
     for (const f of csvFields(def)) {
