@@ -55,7 +55,12 @@ export function curlExamples(path: string): CurlExample[] {
     }
     if (!fenced || !/^\s*curl\s/.test(text)) continue;
     let command = text;
-    while (command.endsWith('\\') && i + 1 < lines.length) command = `${command.slice(0, -1)} ${lines[++i].text.trim()}`;
+    // A line continues after a trailing backslash, or inside an open quote (a JSON body over lines).
+    for (;;) {
+      if (command.endsWith('\\') && i + 1 < lines.length) command = `${command.slice(0, -1)} ${lines[++i].text.trim()}`;
+      else if (openQuote(command) && i + 1 < lines.length) command = `${command}\n${lines[++i].text}`;
+      else break;
+    }
     const status = /^\s*#\s*(\d{3})\b/.exec(lines[i + 1]?.text ?? '');
     out.push({ file: path, line: n, command, checked: inMarkers, expect: status ? Number(status[1]) : undefined });
   }
@@ -63,7 +68,20 @@ export function curlExamples(path: string): CurlExample[] {
   return out;
 }
 
-/** Shell words of one command line: quotes, `$VAR` and `${VAR}` expansion; stops at an unquoted `#`, `|`, `;`, `&` or `>`. */
+/** Whether a shell line ends inside a quote. */
+function openQuote(line: string): boolean {
+  let quote: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote === null && c === '#' && (i === 0 || /\s/.test(line[i - 1]))) return false;
+    if (quote === '"' && c === '\\') i++;
+    else if (quote === null && (c === "'" || c === '"')) quote = c;
+    else if (c === quote) quote = null;
+  }
+  return quote !== null;
+}
+
+/** Shell words of one command line: quotes, `$VAR` and `${VAR}` expansion; stops at an unquoted `#` (a comment), `|`, `;`, `&`, `<` or `>`. */
 export function shellWords(line: string, env: Record<string, string>): string[] {
   const words: string[] = [];
   let word: string | null = null;
@@ -108,7 +126,7 @@ export function shellWords(line: string, env: Record<string, string>): string[] 
       const [value, next] = expand(line, i);
       word = (word ?? '') + value;
       i = next;
-    } else if ('|;&>'.includes(c) || (c === '#' && word === null)) {
+    } else if ('|;&<>'.includes(c) || (c === '#' && word === null)) {
       break;
     } else {
       word = (word ?? '') + c;
@@ -193,7 +211,7 @@ statics('every curl line of the README and docs/ is inside a curl:start/end pair
   for (const path of DOCS) {
     for (const ex of curlExamples(path)) if (!ex.checked) loose.push(`${ex.file}:${ex.line}`);
     const text = readFileSync(join(ROOT, path), 'utf8');
-    for (const [, block] of text.matchAll(/<!-- curl:start -->([\s\S]*?)<!-- curl:end -->/g)) assert.match(block, /^\s*curl\s/m, `${path}: a curl:start/end pair with no curl line`);
+    for (const [, block] of text.matchAll(/^<!-- curl:start -->$([\s\S]*?)^<!-- curl:end -->$/gm)) assert.match(block, /^\s*curl\s/m, `${path}: a curl:start/end pair with no curl line`);
   }
   assert.equal(loose, [], 'curl lines no test runs');
   const all = DOCS.flatMap(curlExamples);
@@ -225,11 +243,14 @@ statics('the curl reader reads as curl does', () => {
   assert.throws(() => curlRequest(shellWords('curl -s "localhost:3000/v1/companies?cf[x]=1"', env)), /add -g/);
   assert.is(curlRequest(shellWords('curl -sg "localhost:3000/v1/companies?cf[x]=1"', env)).path, '/v1/companies?cf[x]=1');
   assert.throws(() => curlRequest(shellWords('curl --compressed localhost:3000/v1/x', env)), /not one this test reads/);
+  // Unquoted, a placeholder is a shell redirection: the URL ends at its `<`.
+  assert.equal(shellWords('curl localhost:3000/v1/exports/<export_id>', env), ['curl', 'localhost:3000/v1/exports/']);
   assert.throws(() => shellWords('curl -H "Authorization: Bearer $NOPE" localhost:3000/v1/x', env), /\$NOPE is not set/);
 });
 
 statics('every relative link names a file that exists, and an anchor its headings make', () => {
   const broken: string[] = [];
+  let checked = 0;
   for (const path of DOCS) {
     for (const { text, n, fenced } of linesOf(path)) {
       if (fenced) continue;
@@ -238,12 +259,14 @@ statics('every relative link names a file that exists, and an anchor its heading
         const [file, anchor] = target.split('#');
         const resolved = file ? join(dirname(join(ROOT, path)), file) : join(ROOT, path);
         const where = `${path}:${n} → ${target}`;
+        checked++;
         if (!existsSync(resolved)) broken.push(`${where}: no such file`);
         else if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(relative(ROOT, resolved)).has(anchor)) broken.push(`${where}: no such heading`);
       }
     }
   }
   assert.equal(broken, []);
+  assert.ok(checked > 50, `only ${checked} links found`);
 });
 
 statics('slugs are GitHub\'s', () => {
