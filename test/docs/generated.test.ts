@@ -4,7 +4,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildProgram } from '../../cli/program.ts';
 import { GENERATED_DOCS, GENERATED_SECTIONS, regenerateSections, replaceSection } from '../../mappings/docs.ts';
 
 const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -30,6 +33,28 @@ test('a drifted section is rewritten, and a missing marker is an error', () => {
   assert.not.match(text, 'stale');
   assert.match(text, '| companies |');
   assert.throws(() => replaceSection('no markers', 'csv-reference', 'x'), /no <!-- csv-reference:start -->/);
+});
+
+test('`bintel docs FILE` and `--readme FILE` rewrite the sections a file holds', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bintel-docs-'));
+  const write = process.stdout.write;
+  try {
+    const a = join(dir, 'a.md');
+    const b = join(dir, 'b.md');
+    await writeFile(a, 'x\n<!-- csv-reference:start -->\nold\n<!-- csv-reference:end -->\n');
+    await writeFile(b, '<!-- export-columns:start -->\nold\n<!-- export-columns:end -->\n');
+    process.stdout.write = () => true;
+    await buildProgram().parseAsync(['node', 'bintel', 'docs', a, '--readme', b]);
+    process.stdout.write = write;
+    const [ta, tb] = await Promise.all([readFile(a, 'utf8'), readFile(b, 'utf8')]);
+    assert.is(regenerateSections(ta).text, ta);
+    assert.match(ta, '### companies.csv');
+    assert.is(regenerateSections(tb).text, tb);
+    assert.match(tb, '| personnel |');
+  } finally {
+    process.stdout.write = write;
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
