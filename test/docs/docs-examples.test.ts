@@ -213,6 +213,12 @@ statics('every curl line of the README and docs/ is inside a curl:start/end pair
     const text = readFileSync(join(ROOT, path), 'utf8');
     for (const [, block] of text.matchAll(/^<!-- curl:start -->$([\s\S]*?)^<!-- curl:end -->$/gm)) assert.match(block, /^\s*curl\s/m, `${path}: a curl:start/end pair with no curl line`);
   }
+  for (const path of DOCS) {
+    for (const { text, n, fenced } of linesOf(path)) {
+      // A curl the reader would not find: inside another command, e.g. `X=$(curl ...)`.
+      if (fenced && /(^|[\s($;&|`])curl\s/.test(text) && !/^\s*curl\s/.test(text) && !/^\s*#/.test(text)) loose.push(`${path}:${n} (not at the start of its line)`);
+    }
+  }
   assert.equal(loose, [], 'curl lines no test runs');
   const all = DOCS.flatMap(curlExamples);
   assert.ok(all.length >= 30, `${all.length} curl lines`);
