@@ -50,7 +50,7 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '7' },
     'es-cost-only': { type: 'boolean', default: false },
     'cli-only': { type: 'boolean', default: false },
-    // Node flags for the CLI process, e.g. --node-flags=--max-semi-space-size=64 (measured both ways in the README).
+    // Node flags for the CLI process, e.g. --node-flags=--max-semi-space-size=64 (measured both ways: docs/performance.md, Ingest).
     'node-flags': { type: 'string', default: '' },
   },
 });

@@ -1,5 +1,5 @@
 /**
- * `bintel up`: the README's first command. Elasticsearch and Redis up, demo and sandbox data
+ * `bintel up`: the README's first command (`npm start`). Elasticsearch and Redis up, demo and sandbox data
  * generated and loaded unless already there, a demo organization with credits and fresh demo
  * keys (live and test) printed with a ready curl example, then the API served in the
  * foreground until Ctrl-C.

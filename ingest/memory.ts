@@ -2,7 +2,7 @@
  * Keeps a long load's memory flat. V8 sizes its heap for throughput and lets garbage pile
  * up to several hundred MB between full collections on a large machine; a load's live set
  * is small (the batches in flight), so a full collection whenever the heap passes a
- * ceiling bounds RSS at a small CPU cost (measured in the README's ingest benchmark).
+ * ceiling bounds RSS at a small CPU cost (measured in docs/performance.md, Ingest).
  */
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

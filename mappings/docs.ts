@@ -1,5 +1,5 @@
 /**
- * Markdown reference of the CSV formats, rendered from the entity definitions so the README
+ * Markdown reference of the CSV formats, rendered from the entity definitions so docs/data.md
  * cannot drift from the code (a test compares them).
  */
 import { ENTITIES, csvFields } from './index.ts';
@@ -30,7 +30,7 @@ function rule(f: FieldDef): string {
 export function csvReference(): string {
   const out: string[] = [];
   for (const def of ENTITIES) {
-    out.push(`#### ${def.name}.csv\n`);
+    out.push(`### ${def.name}.csv\n`);
     out.push('| column | type | rules | meaning |');
     out.push('|---|---|---|---|');
     for (const f of csvFields(def)) {
@@ -61,6 +61,27 @@ export function exportColumnsReference(): string {
     out.push(`| ${def.name} | ${basic.join(', ')} | ${advanced.join(', ') || '(none)'} | ${then.join(', ')} |`);
   }
   return out.join('\n');
+}
+
+/** The files that hold the generated sections, relative to the repository root. */
+export const GENERATED_DOCS = ['docs/data.md', 'docs/api.md'] as const;
+
+/** Each generated section: its marker name and its content. */
+export const GENERATED_SECTIONS: Record<string, () => string> = {
+  'csv-reference': csvReference,
+  'export-columns': exportColumnsReference,
+};
+
+/** Rewrites every generated section `doc` holds; `sections` names them (none: `doc` unchanged). */
+export function regenerateSections(doc: string): { text: string; sections: string[] } {
+  let text = doc;
+  const sections: string[] = [];
+  for (const [name, render] of Object.entries(GENERATED_SECTIONS)) {
+    if (!text.includes(`<!-- ${name}:start -->`)) continue;
+    text = replaceSection(text, name, render());
+    sections.push(name);
+  }
+  return { text, sections };
 }
 
 /** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->` in a document. */

@@ -241,7 +241,7 @@ export interface IndexShape {
  * come from the cache) stops after `from + size` documents per segment: page 200 asked for
  * directly costs 21 ms instead of 91 at 1M. But the same list descending becomes the worst case
  * (every document beats the one before it): 235 ms instead of 7 with a one-state filter, 2.7 s
- * instead of 7 without one. The README's benchmarks have the figures.
+ * instead of 7 without one. docs/performance.md (Index sorting) has the figures.
  */
 export function indexSortOf(def: EntityDef): { field: string[]; order: string[]; missing: string[] } {
   const f = def.fields.find((x) => x.name === def.defaultSort);

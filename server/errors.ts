@@ -5,7 +5,7 @@
  */
 
 /**
- * Every word `details[].issue` can hold, one spelling each (the README's error table names them;
+ * Every word `details[].issue` can hold, one spelling each (the error table of docs/api.md names them;
  * test/errors.test.ts checks the two agree). A new issue is a new entry here: a typo elsewhere
  * is a compile error. Settled spellings: a body that is not JSON is `unsupported_media_type`
  * (never `unsupported`); a page or page_size that is not a whole number is `invalid_integer`

@@ -1,5 +1,5 @@
 /**
- * Errors end to end: the README's error table against the catalogue and the issue-code union;
+ * Errors end to end: the error table of docs/api.md against the catalogue and the issue-code union;
  * the envelope's mapping of each typed adapter error (a tiny Koa app over HTTP); and the
  * adapters against real services: a closed port is ServiceUnavailableError for Elasticsearch
  * (general client and lean path) and Redis (commands, scripts, MULTI, pipelines), and answers
@@ -25,12 +25,15 @@ import { checkedFetch } from './helpers/contract.ts';
 import { closeAll, testConfig, testEs, testIndex, testRedis } from './helpers/env.ts';
 
 // ---------------------------------------------------------------------------------------------
-const docs = suite('errors: README table, catalogue and issue codes');
+const docs = suite('errors: docs/api.md table, catalogue and issue codes');
 
-/** The rows of the README's "### Errors" table, as [status, code, when] cells. */
+/** The rows of the "### Errors" table of docs/api.md (up to the next heading), as [status, code, when] cells. */
 async function errorTable(): Promise<{ rows: string[][]; after: string }> {
-  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('### Errors'), readme.indexOf('\n## ', readme.indexOf('### Errors')));
+  const guide = await readFile(new URL('../docs/api.md', import.meta.url), 'utf8');
+  const start = guide.indexOf('\n### Errors\n');
+  assert.ok(start >= 0, 'docs/api.md has an Errors section');
+  const end = guide.slice(start + 1).search(/\n#{1,3} /);
+  const section = end === -1 ? guide.slice(start) : guide.slice(start, start + 1 + end);
   const lines = section.split('\n');
   const rows = lines.filter((l) => /^\| \d/.test(l)).map((l) => l.split(' | ').map((c) => c.replace(/^\| | \|$/g, '')));
   return { rows, after: lines.filter((l) => !l.startsWith('|')).join('\n') };
@@ -51,7 +54,7 @@ docs('every issue code the table names is a member of the union', async () => {
   const codes: readonly string[] = ISSUE_CODES;
   for (const p of NOT_ISSUES) assert.not.ok(codes.includes(p), `${p} is listed as not an issue but is an issue code`);
   const unknown = [...named].filter((w) => !codes.includes(w));
-  assert.equal(unknown, [], `issue codes in the README table that the code does not know: ${unknown.join(', ')}`);
+  assert.equal(unknown, [], `issue codes in the docs/api.md table that the code does not know: ${unknown.join(', ')}`);
   for (const settled of ['unsupported_media_type', 'invalid_integer', 'invalid_type']) assert.ok(named.has(settled), `${settled} is documented`);
 });
 
@@ -61,7 +64,7 @@ docs('every catalogue code appears in the table, and the table names no other', 
   assert.equal([...inTable].sort(), Object.keys(CATALOGUE).sort());
 });
 
-docs('the README list of issue words is ISSUE_CODES, each once; the drifted spellings are gone', async () => {
+docs('the docs/api.md list of issue words is ISSUE_CODES, each once; the drifted spellings are gone', async () => {
   const { after } = await errorTable();
   const line = after.split('\n').find((l) => l.startsWith('`malformed_json`'));
   assert.ok(line, 'the list of issue words follows the table');

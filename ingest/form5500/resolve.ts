@@ -1,7 +1,7 @@
 /**
  * Entity resolution rules, pure: the normalized keys that group Schedule A Part I lines into
  * broker firms and offices, stable ids derived from those keys (never from row order), and the
- * person-name rules for signers. Worked examples are in the README's Form 5500 section and in
+ * person-name rules for signers. Worked examples are in docs/data.md (Form 5500) and in
  * test/ingest/form5500-resolve.test.ts.
  */
 import { createHash } from 'node:crypto';

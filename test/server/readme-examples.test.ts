@@ -1,6 +1,8 @@
 /**
- * The README's example requests are real: each one is sent to a server loaded with generated
- * data and must be answered 200, and every list parameter of every resource has an example.
+ * The example requests of the parameter table in docs/api.md (Lists and details) are real: each
+ * one is sent to a server loaded with generated data and must be answered 200, and every list
+ * parameter of every resource has an example. (The curl lines of every doc are run by
+ * test/docs/docs-examples.test.ts.)
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -32,9 +34,9 @@ async function first(entity: EntityName, query: Row, source: string[]): Promise<
 }
 
 t.before(async () => {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = /<!-- examples:start -->([\s\S]*?)<!-- examples:end -->/.exec(readme);
-  assert.ok(section, 'README has an examples section');
+  const guide = await readFile(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const section = /<!-- examples:start -->([\s\S]*?)<!-- examples:end -->/.exec(guide);
+  assert.ok(section, 'docs/api.md has an examples section');
   examples = [...section[1].matchAll(/`GET (\/v1\/[^`]+)`/g)].map((m) => m[1]);
 
   h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000' });
@@ -61,7 +63,7 @@ t.after(async () => {
   await data?.cleanup();
 });
 
-t('every example request in the README is answered 200', async () => {
+t('every example request of docs/api.md is answered 200', async () => {
   assert.ok(examples.length > 40, `${examples.length} examples`);
   const failures: string[] = [];
   for (const ex of examples) {
