@@ -13,7 +13,7 @@ import { ErrorReport } from '../error-report.ts';
 import { EXIT, LoadAborted, type LoadSummary } from '../load.ts';
 import { namespaceFor, runLoad, withClient, type LoadFlags } from '../run.ts';
 import type { RawRow } from '../transform.ts';
-import { buildAll, type Built } from './build.ts';
+import { buildAll, type Built, type BuiltRows } from './build.ts';
 import { ADD, emptyCollected, type Collected } from './collect.ts';
 import { DATASETS } from './datasets.ts';
 import { findDatasetFiles, readDataset, type DamagedRow, type DatasetFile } from './read.ts';
@@ -46,9 +46,18 @@ export interface ImportSummary {
   buildMs: number;
 }
 
-/** Batches of raw rows for the load step, from built documents. */
-async function* rowsOf(docs: Doc[], batch = 500): AsyncGenerator<RawRow[]> {
-  for (let i = 0; i < docs.length; i += batch) yield docs.slice(i, i + batch).map((values, k) => ({ row: i + k + 1, line: 0, values }));
+/** Batches of raw rows for the load step, from built documents as they are produced. */
+async function* rowsOf(docs: Iterable<Doc>, batch = 500): AsyncGenerator<RawRow[]> {
+  let out: RawRow[] = [];
+  let row = 0;
+  for (const values of docs) {
+    out.push({ row: ++row, line: 0, values });
+    if (out.length === batch) {
+      yield out;
+      out = [];
+    }
+  }
+  if (out.length) yield out;
 }
 
 /** Reads the files in dataset order (filings before their schedules), into the collected state. */
@@ -98,33 +107,39 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
   const prefix = resolve(flags.errors ?? 'form5500-import');
   const damaged = damagedWriter(`${prefix}.damaged.csv`);
   const c = emptyCollected();
-  const readStart = Date.now();
-  const files = await readAll(found.files, c, damaged.add, log);
-  const damagedReport = await damaged.close();
-  const readMs = Date.now() - readStart;
-  const buildStart = Date.now();
-  const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10));
-  const buildMs = Date.now() - buildStart;
-  log(`resolved ${c.plans.size.toLocaleString('en-US')} plans of ${built.counts.sponsors.toLocaleString('en-US')} sponsors (${c.counts.superseded} superseded by a later filing, ${c.counts.dfe} DFE filings skipped): ${ENTITY_NAMES.map((n) => `${built[n].length.toLocaleString('en-US')} ${n}`).join(', ')}`);
-  const loads = await withClient(config, flags, async (es) => {
-    const out: (LoadSummary & { report: string | null })[] = [];
-    for (const name of ENTITY_NAMES) out.push(await loadOne(config, es, flags, name, built[name], prefix));
-    return out;
-  });
-  return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs };
+  try {
+    const readStart = Date.now();
+    const files = await readAll(found.files, c, damaged.add, log);
+    c.endReading();
+    const damagedReport = await damaged.close();
+    const readMs = Date.now() - readStart;
+    const buildStart = Date.now();
+    const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10));
+    const buildMs = Date.now() - buildStart;
+    const n = (x: number) => x.toLocaleString('en-US');
+    log(`resolved ${n(c.n)} plans of ${n(built.counts.sponsors)} sponsors (${c.counts.superseded} superseded by a later filing, ${c.counts.dfe} DFE filings skipped): ${n(built.counts.brokers)} brokers, ${n(built.counts.offices)} broker-offices, ${n(built.counts.sponsors)} companies; contacts as they load`);
+    const loads = await withClient(config, flags, async (es) => {
+      const out: (LoadSummary & { report: string | null })[] = [];
+      for (const name of ENTITY_NAMES) out.push(await loadOne(config, es, flags, name, built[name], prefix));
+      return out;
+    });
+    return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs };
+  } finally {
+    c.close();
+  }
 }
 
-async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags: ImportFlags, name: EntityName, docs: Doc[], prefix: string) {
+async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags: ImportFlags, name: EntityName, built: BuiltRows, prefix: string) {
   const report = new ErrorReport(`${prefix}.${name}.errors.csv`);
   await report.reset();
   return runLoad(config, es, flags, {
     def: entity(name),
     namespace: namespaceFor(config, flags.sandbox),
-    records: rowsOf(docs),
-    sourceLabel: `form5500 import (${docs.length} ${name})`,
+    records: rowsOf(built.rows()),
+    sourceLabel: `form5500 import (${built.count === null ? '' : `${built.count} `}${name})`,
     report,
     allowEmpty: true,
     progressLabel: `import form5500 ${name}`,
-    fraction: (rows) => (docs.length ? rows / docs.length : 1),
+    fraction: (rows) => (built.count === null ? built.done() : built.count ? rows / built.count : 1),
   });
 }
