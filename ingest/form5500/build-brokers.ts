@@ -7,7 +7,7 @@
 import { CITIES, EMPLOYEE_BANDS, bandOf } from '../../mappings/reference.ts';
 import { findIndustry } from '../../mappings/industries.ts';
 import type { Doc } from '../../mappings/types.ts';
-import { dayStr, type Collected } from './collect.ts';
+import { bySlot, dayStr, type Collected } from './collect.ts';
 import { stableId } from './resolve.ts';
 
 interface YearFigures {
@@ -93,18 +93,6 @@ function record(g: Group, c: Collected, i: number): void {
   if (band) g.bands.add(band);
 }
 
-/** Part I line indices in slot order (file order within a slot), and where each slot's lines start. */
-function linesBySlot(c: Collected): { order: Int32Array; start: Int32Array } {
-  const count = new Int32Array(c.n + 1);
-  for (let i = 0; i < c.nLines; i++) count[c.lineSlot[i] + 1]++;
-  for (let s = 0; s < c.n; s++) count[s + 1] += count[s];
-  const start = count.slice();
-  const at = count.slice(0, c.n);
-  const order = new Int32Array(c.nLines);
-  for (let i = 0; i < c.nLines; i++) order[at[c.lineSlot[i]]++] = i;
-  return { order, start };
-}
-
 /** Latest year's figures and growth of paid amounts over the year before (when imported). */
 function figures(g: Group): { year: number; latest: YearFigures; growth: number | null } {
   const year = Math.max(...g.years.keys());
@@ -126,17 +114,17 @@ export function buildBrokers(c: Collected): BrokerSide {
   const firms = new Map<number, Group>();
   const offices = new Map<number, OfficeGroup>();
   const strings = c.strings.list;
-  const { order, start } = linesBySlot(c);
+  const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
   let firmOnlyLines = 0;
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
     const slot = c.lineSlot[i];
     const fk = c.lineFirm[i];
-    const source = `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.acks[slot]}`;
+    const ok = c.lineOffice[i];
+    const source = !firms.has(fk) || (ok >= 0 && !offices.has(ok)) ? `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}` : '';
     let firm = firms.get(fk);
     if (!firm) firms.set(fk, (firm = newGroup(strings[fk], source)));
     record(firm, c, i);
-    const ok = c.lineOffice[i];
     if (ok < 0) {
       firmOnlyLines++;
       continue;

@@ -31,7 +31,7 @@ export function yearFacts(c: Collected, slots: readonly number[], brokers: Spons
   const primaryFirm = brokers ? [...brokers.byFirm].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null : null;
   const primaryOffice = brokers ? [...brokers.byOffice].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null : null;
   const carriers = new Map<string, string>();
-  for (const s of slots) for (const id of c.carriers.get(s) ?? []) carriers.set(normalizeName(c.strings.list[id]), c.strings.list[id]);
+  for (const s of slots) for (const id of c.carriersOf(s)) carriers.set(normalizeName(c.strings.list[id]), c.strings.list[id]);
   let codeBits = 0;
   let contractBits = 0;
   for (const s of slots) {

@@ -120,5 +120,5 @@ export function buildAll(c: Collected, today: string): Built {
 
 /** The slot the sponsor's name comes from: the latest received of its latest year (namingFiling's rule, on the columns). */
 function namingSlot(c: Collected, slots: readonly number[]): number {
-  return slots.reduce((a, b) => (c.received[b] > c.received[a] || (c.received[b] === c.received[a] && c.acks[b] > c.acks[a]) ? b : a));
+  return slots.reduce((a, b) => (c.received[b] > c.received[a] || (c.received[b] === c.received[a] && c.ackAt(b) > c.ackAt(a)) ? b : a));
 }

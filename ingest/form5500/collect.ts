@@ -113,7 +113,88 @@ export class Interner {
   }
 }
 
+/**
+ * A map from numbers (integers below 2^53) to non-negative integers in two typed arrays (open
+ * addressing): 12 bytes an entry, nothing for the garbage collector to trace, where a Map of
+ * a million entries takes about 80.
+ */
+export class NumTable {
+  private keys: Float64Array;
+  private vals: Int32Array;
+  private used = 0;
+  constructor(capacity = 1 << 12) {
+    this.keys = new Float64Array(capacity);
+    this.vals = new Int32Array(capacity).fill(-1);
+  }
+  private static hash(k: number): number {
+    const lo = k >>> 0;
+    const hi = (k / 4294967296) >>> 0;
+    return Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b) ^ (hi >>> 7);
+  }
+  private at(k: number): number {
+    const mask = this.keys.length - 1;
+    let i = NumTable.hash(k) & mask;
+    while (this.vals[i] !== -1 && this.keys[i] !== k) i = (i + 1) & mask;
+    return i;
+  }
+  get(k: number): number | undefined {
+    const i = this.at(k);
+    return this.vals[i] === -1 ? undefined : this.vals[i];
+  }
+  set(k: number, v: number): void {
+    let i = this.at(k);
+    if (this.vals[i] === -1) {
+      if ((this.used + 1) * 4 > this.keys.length * 3) {
+        this.rehash();
+        i = this.at(k);
+      }
+      this.used++;
+      this.keys[i] = k;
+    }
+    this.vals[i] = v;
+  }
+  private rehash(): void {
+    const [keys, vals] = [this.keys, this.vals];
+    this.keys = new Float64Array(keys.length * 2);
+    this.vals = new Int32Array(keys.length * 2).fill(-1);
+    for (let i = 0; i < keys.length; i++) {
+      if (vals[i] === -1) continue;
+      const j = this.at(keys[i]);
+      this.keys[j] = keys[i];
+      this.vals[j] = vals[i];
+    }
+  }
+}
+
+/**
+ * An ACK_ID as a 53-bit number (two 32-bit FNV-1a hashes, one of them cut to 21 bits). Two
+ * kept filings with one number are told apart exactly (the second one is looked up by its
+ * string); a schedule row of a filing that was not kept could match a kept one's number with a
+ * chance of about 1 in 10^10 per row.
+ */
+export function ackNumber(ack: string): number {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < ack.length; i++) {
+    const c = ack.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
+  }
+  return (h1 >>> 0) * 2097152 + ((h2 >>> 0) & 0x1fffff);
+}
+
 type Column = Float64Array | Int32Array;
+
+/** Indices 0..count-1 grouped by their slot (in index order within a slot), and where each slot's group starts. */
+export function bySlot(slots: number, count: number, slotOf: Int32Array): { order: Int32Array; start: Int32Array } {
+  const start = new Int32Array(slots + 1);
+  for (let i = 0; i < count; i++) start[slotOf[i] + 1]++;
+  for (let s = 0; s < slots; s++) start[s + 1] += start[s];
+  const at = start.slice(0, slots);
+  const order = new Int32Array(count);
+  for (let i = 0; i < count; i++) order[at[slotOf[i]]++] = i;
+  return { order, start };
+}
 const grown = <T extends Column>(a: T, n: number): T => {
   if (n < a.length) return a;
   const b = new (a.constructor as new (n: number) => T)(Math.max(1024, a.length * 2));
@@ -122,7 +203,7 @@ const grown = <T extends Column>(a: T, n: number): T => {
 };
 
 /** What a built filing holds besides its columns: the text spilled to disk. */
-type FilingText = [sponsorName: string, planName: string, city: string, state: string, zip: string, phone: string, adminName: string, adminPhone: string, adminSigners: string[], sponsorSigners: string[], planNum: string];
+type FilingText = [ack: string, sponsorName: string, planName: string, city: string, state: string, zip: string, phone: string, adminName: string, adminPhone: string, adminSigners: string[], sponsorSigners: string[], planNum: string];
 
 /** A kept filing, rebuilt from the columns (and the spilled text when asked). */
 export interface KeptFiling extends Filing {
@@ -158,9 +239,11 @@ export class Collected {
   renewal = new Int32Array(1024);
   textPos = new Float64Array(1024);
   textLen = new Int32Array(1024);
-  acks: string[] = [];
-  /** Carrier ids (non-empty names) of each slot's contracts, in file order. */
-  carriers = new Map<number, number[]>();
+  /** Carriers (non-empty names) of contracts: slot and string id, in file order. */
+  private nCarriers = 0;
+  private carrierSlot = new Int32Array(1024);
+  private carrierName = new Int32Array(1024);
+  private carrierIndex: { order: Int32Array; start: Int32Array } | null = null;
   /** Interned strings: business codes, dates, carriers, firm and office keys, broker names, addresses. */
   readonly strings = new Interner();
   counts: Counts = { filings: 0, dfe: 0, superseded: 0, noEin: 0, contracts: 0, lines: 0, unnamedLines: 0, orphanSchedules: 0 };
@@ -176,10 +259,20 @@ export class Collected {
   linePremium = new Float64Array(1024);
   lineCarrier = new Int32Array(1024);
 
-  private plans: Map<number | string, number> | null = new Map();
-  private ackSlot: Map<string, number> | null = new Map();
-  /** Contract of a slot and FORM_ID → [premium, carrier id]. */
-  private contractOf = new Map<number | string, [number, number]>();
+  /** Slot by plan key (EIN, plan number, year); plan numbers that are not 1-3 digits by string. */
+  private plans: NumTable | null = new NumTable();
+  private oddPlans: Map<string, number> | null = new Map();
+  /** Slot by ACK_ID number (ackNumber); a kept filing whose number another kept one has, by string. */
+  private ackSlot: NumTable | null = new NumTable();
+  private ackClash = new Map<string, number>();
+  /** The ACK_ID number of each slot's filing (-1 for none). */
+  private ackOf = new Float64Array(1024);
+  /** Contract of a slot and FORM_ID → index in contractPremium / contractCarrier. */
+  private contractOf = new NumTable();
+  private oddContracts = new Map<string, number>();
+  private nContracts = 0;
+  private contractPremium = new Float64Array(1024);
+  private contractCarrier = new Int32Array(1024);
   private orphans = new Set<string>();
   private dir: string;
   private fd: number;
@@ -205,6 +298,7 @@ export class Collected {
     for (const k of ['year', 'ein', 'received', 'flags', 'codeBenefits', 'contractBenefits', 'business', 'active', 'netAssets', 'premium', 'commissions', 'maxPersons', 'renewal', 'textPos', 'textLen'] as const) {
       (this as Record<typeof k, Column>)[k] = grown(this[k], n);
     }
+    this.ackOf = grown(this.ackOf, n);
   }
 
   private spill(text: FilingText): [pos: number, len: number] {
@@ -233,7 +327,7 @@ export class Collected {
     if (r !== this.received[slot]) return r > this.received[slot];
     const amended = (this.flags[slot] & FLAG.amended) !== 0;
     if (amended !== f.amended) return f.amended;
-    return f.ack > this.acks[slot];
+    return f.ack > this.ackAt(slot);
   }
 
   private put(slot: number, f: Filing): void {
@@ -245,7 +339,7 @@ export class Collected {
     if (f.funding.generalAssets) flags |= FLAG.generalAssets;
     let codes = 0;
     for (const code of codesOf(f.welfareCodes)) if (WELFARE_CODES[code]) codes |= BENEFIT_BIT.get(WELFARE_CODES[code]) as number;
-    const [pos, len] = this.spill([f.sponsorName, f.planName, f.city, f.state, f.zip, f.phone, f.adminName, f.adminPhone, f.adminSigners, f.sponsorSigners, f.planNum]);
+    const [pos, len] = this.spill([f.ack, f.sponsorName, f.planName, f.city, f.state, f.zip, f.phone, f.adminName, f.adminPhone, f.adminSigners, f.sponsorSigners, f.planNum]);
     this.year[slot] = f.year;
     this.ein[slot] = Number(f.ein);
     this.received[slot] = dayNum(f.received);
@@ -261,9 +355,25 @@ export class Collected {
     this.renewal[slot] = -1;
     this.textPos[slot] = pos;
     this.textLen[slot] = len;
-    const ack = own(f.ack);
-    this.acks[slot] = ack;
-    this.ackSlot?.set(ack, slot);
+    this.indexAck(f.ack, slot);
+  }
+
+  private indexAck(ack: string, slot: number): void {
+    if (!this.ackSlot) return;
+    const k = ackNumber(ack);
+    const other = this.ackSlot.get(k);
+    if (other !== undefined && other !== slot && this.ackOf[other] === k) this.ackClash.set(own(ack), slot);
+    else {
+      this.ackSlot.set(k, slot);
+      this.ackOf[slot] = k;
+    }
+  }
+
+  private unindexAck(slot: number): void {
+    const ack = this.ackClash.size ? this.ackAt(slot) : '';
+    if (this.ackClash.get(ack) === slot) this.ackClash.delete(ack);
+    else if (this.ackSlot && this.ackOf[slot] >= 0 && this.ackSlot.get(this.ackOf[slot]) === slot) this.ackSlot.set(this.ackOf[slot], 2147483647);
+    this.ackOf[slot] = -1;
   }
 
   /** Adds one F_5500 or F_5500_SF row: DFE filings are counted and skipped; the later filing of a plan wins. */
@@ -278,26 +388,31 @@ export class Collected {
       this.counts.noEin++;
       return;
     }
-    if (!this.plans) throw new Error('a filing after the schedules: filings must be read first');
-    const key = /^\d{1,3}$/.test(f.planNum) ? (Number(f.ein) * 1000 + Number(f.planNum)) * 64 + (year % 64) : `${f.ein}|${f.planNum}|${year}`;
-    const had = this.plans.get(key);
+    if (!this.plans || !this.oddPlans) throw new Error('a filing after the schedules: filings must be read first');
+    const numeric = /^\d{1,3}$/.test(f.planNum);
+    const key = numeric ? (Number(f.ein) * 1000 + Number(f.planNum)) * 64 + (year % 64) : 0;
+    const odd = numeric ? '' : `${f.ein}|${f.planNum}|${year}`;
+    const had = numeric ? this.plans.get(key) : this.oddPlans.get(odd);
     if (had === undefined) {
       this.grow();
       const slot = this.n++;
-      this.plans.set(key, slot);
+      if (numeric) this.plans.set(key, slot);
+      else this.oddPlans.set(odd, slot);
       this.put(slot, f);
       return;
     }
     this.counts.superseded++;
     if (!this.newerThanSlot(had, f)) return;
-    this.ackSlot?.delete(this.acks[had]);
+    this.unindexAck(had);
     this.put(had, f);
   }
 
   /** The slot of a kept filing by ACK_ID; schedules of other filings are counted as orphans. */
   private slotOf(ack: string): number | undefined {
     this.plans = null;
-    const slot = this.ackSlot?.get(ack);
+    this.oddPlans = null;
+    let slot = this.ackClash.get(ack) ?? this.ackSlot?.get(ackNumber(ack));
+    if (slot === 2147483647) slot = undefined;
     if (slot === undefined && !this.orphans.has(ack)) {
       this.orphans.add(own(ack));
       this.counts.orphanSchedules++;
@@ -305,8 +420,20 @@ export class Collected {
     return slot;
   }
 
-  /** A contract key: the slot and FORM_ID. */
-  private static contractKey = (slot: number, formId: string) => (/^\d{1,6}$/.test(formId) ? slot * 1e6 + Number(formId) : `${slot}|${formId}`);
+  /** The contract of a slot and FORM_ID, as an index. */
+  private contractIndex(slot: number, formId: string, add: boolean): number | undefined {
+    const numeric = /^\d{1,6}$/.test(formId);
+    const key = numeric ? slot * 1e6 + Number(formId) : `${slot}|${formId}`;
+    let i = numeric ? this.contractOf.get(key as number) : this.oddContracts.get(key as string);
+    if (i === undefined && add) {
+      i = this.nContracts++;
+      this.contractPremium = grown(this.contractPremium, i);
+      this.contractCarrier = grown(this.contractCarrier, i);
+      if (numeric) this.contractOf.set(key as number, i);
+      else this.oddContracts.set(key as string, i);
+    }
+    return i;
+  }
 
   /** Adds one Schedule A row to its filing. */
   addContract(f: Facts): void {
@@ -326,11 +453,15 @@ export class Collected {
     for (const [col, b] of SCH_A_BENEFITS) if (yes(f[col] ?? '')) bits |= BENEFIT_BIT.get(b) as number;
     this.contractBenefits[slot] |= bits;
     if (f.carrierName) {
-      const list = this.carriers.get(slot);
-      if (list) list.push(carrier);
-      else this.carriers.set(slot, [carrier]);
+      const i = this.nCarriers++;
+      this.carrierSlot = grown(this.carrierSlot, i);
+      this.carrierName = grown(this.carrierName, i);
+      this.carrierSlot[i] = slot;
+      this.carrierName[i] = carrier;
     }
-    this.contractOf.set(Collected.contractKey(slot, f.formId), [premium, carrier]);
+    const k = this.contractIndex(slot, f.formId, true) as number;
+    this.contractPremium[k] = premium;
+    this.contractCarrier[k] = carrier;
   }
 
   /** Adds one Part I row: its firm and office keys, for a kept filing. */
@@ -347,7 +478,7 @@ export class Collected {
     const foreign = !f.address1 && !!f.foreignAddress1;
     const a = foreign ? { address1: '', address2: '', city: '', state: '', zip: '' } : { address1: f.address1, address2: f.address2, city: f.city, state: f.state, zip: f.zip };
     const ok = officeKey(fk, a);
-    const contract = this.contractOf.get(Collected.contractKey(slot, f.formId));
+    const contract = this.contractIndex(slot, f.formId, false);
     const i = this.nLines++;
     if (i >= this.lineSlot.length) {
       for (const k of ['lineSlot', 'lineFirm', 'lineOffice', 'lineName', 'lineAddress', 'linePaid', 'linePremium', 'lineCarrier'] as const) {
@@ -360,39 +491,61 @@ export class Collected {
     this.lineName[i] = this.strings.id(f.name);
     this.lineAddress[i] = ok ? this.strings.id(`${a.city.trim().toUpperCase()}|${a.state.trim().toUpperCase()}|${zip5(a.zip)}|${a.address1}`) : -1;
     this.linePaid[i] = (amount(f.commissions) ?? 0) + (amount(f.fees) ?? 0);
-    this.linePremium[i] = contract ? contract[0] : 0;
-    this.lineCarrier[i] = contract ? contract[1] : -1;
+    this.linePremium[i] = contract === undefined ? 0 : this.contractPremium[contract];
+    this.lineCarrier[i] = contract === undefined ? -1 : this.contractCarrier[contract];
   }
 
   /** Reading is over: the lookup maps are dropped and the spill file is complete. */
   endReading(): void {
     this.plans = null;
+    this.oddPlans = null;
     this.ackSlot = null;
-    this.contractOf.clear();
+    this.ackClash.clear();
+    this.ackOf = new Float64Array(0);
+    this.contractOf = new NumTable(1);
+    this.oddContracts.clear();
+    this.contractPremium = new Float64Array(0);
+    this.contractCarrier = new Int32Array(0);
     this.orphans.clear();
     this.flush();
   }
 
+  /** The carrier names (string ids) of a slot's contracts, in file order. */
+  carriersOf(slot: number): Int32Array {
+    this.carrierIndex ??= bySlot(this.n, this.nCarriers, this.carrierSlot);
+    const { order, start } = this.carrierIndex;
+    const out = new Int32Array(start[slot + 1] - start[slot]);
+    for (let k = start[slot]; k < start[slot + 1]; k++) out[k - start[slot]] = this.carrierName[order[k]];
+    return out;
+  }
+
+  private text(slot: number): FilingText {
+    if (this.textPos[slot] + this.textLen[slot] > this.spillPos - this.spillBytes) this.flush();
+    const buf = Buffer.allocUnsafe(this.textLen[slot]);
+    readSync(this.fd, buf, 0, buf.length, this.textPos[slot]);
+    return JSON.parse(buf.toString('utf8')) as FilingText;
+  }
+
+  /** The ACK_ID of a slot's filing (read back from disk). */
+  ackAt(slot: number): string {
+    return this.text(slot)[0];
+  }
+
   /** A kept filing as a Filing; names and addresses (read back from disk) only when `text`. */
-  filing(slot: number, text: boolean): KeptFiling {
-    let t: FilingText = ['', '', '', '', '', '', '', '', [], [], ''];
-    if (text) {
-      const buf = Buffer.allocUnsafe(this.textLen[slot]);
-      readSync(this.fd, buf, 0, buf.length, this.textPos[slot]);
-      t = JSON.parse(buf.toString('utf8')) as FilingText;
-    }
+  filing(slot: number, withText: boolean): KeptFiling {
+    const t: FilingText = withText ? this.text(slot) : ['', '', '', '', '', '', '', '', '', [], [], ''];
     const flags = this.flags[slot];
     const active = this.active[slot];
     const net = this.netAssets[slot];
     return {
-      slot, ack: this.acks[slot], dataset: flags & FLAG.short ? 'F_5500_SF' : 'F_5500', year: this.year[slot], ein: String(this.ein[slot]).padStart(9, '0'),
-      planNum: t[10], planName: t[1], sponsorName: t[0], street: '', city: t[2], state: t[3], zip: t[4], phone: t[5],
+      slot, ack: t[0], dataset: flags & FLAG.short ? 'F_5500_SF' : 'F_5500', year: this.year[slot], ein: String(this.ein[slot]).padStart(9, '0'),
+      planNum: t[11], planName: t[2], sponsorName: t[1], street: '', city: t[3], state: t[4], zip: t[5], phone: t[6],
       businessCode: this.strings.list[this.business[slot]], active: Number.isNaN(active) ? null : active, pensionCodes: flags & FLAG.k401 ? CODE_401K : '',
       welfareCodes: flags & FLAG.welfare ? 'welfare' : '',
       funding: { insurance: (flags & FLAG.insurance) !== 0, trust: (flags & FLAG.trust) !== 0, generalAssets: (flags & FLAG.generalAssets) !== 0 },
       netAssets: Number.isNaN(net) ? null : net, received: dayStr(this.received[slot]), planYearEnd: '', initial: (flags & FLAG.initial) !== 0,
       amended: (flags & FLAG.amended) !== 0, extension: false, specialExtension: false, late: (flags & FLAG.late) !== 0,
-      adminName: t[6], adminPhone: t[7], adminSigners: t[8], sponsorSigners: t[9],
+      adminName: t[7], adminPhone: t[8], adminSigners: t[9], sponsorSigners: t[10],
     };
   }
 }
