@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { datasetOf, layoutOf } from '../../ingest/form5500/datasets.ts';
-import { decodeField, RecordReader, type DamagedRecord, type LineRecord } from '../../ingest/form5500/decode.ts';
+import { CsvParser, CsvSyntaxError, decodeField, type CsvRecord } from '../../ingest/csv-parse.ts';
 import { findDatasetFiles, readDataset, type DamagedRow, type FactRow } from '../../ingest/form5500/read.ts';
 import { listZip, openEntry, writeZip } from '../../ingest/form5500/zip.ts';
 import { generateForm5500 } from '../../ingest/form5500/generate/index.ts';
@@ -46,15 +46,35 @@ test('a field is UTF-8 when valid, else Windows-1252; ASCII is untouched', () =>
   assert.is(decodeField('PLAIN'), 'PLAIN');
 });
 
-test('the record reader reports damaged records with their line and goes on', () => {
-  const r = new RecordReader();
-  const out: LineRecord[] = [];
-  const bad: DamagedRecord[] = [];
-  r.push('\u00ef\u00bb\u00bfA,B\r\n1,"x""y"\r\n2,"bad"z\r\n\r\n3,"multi\nline"\n4,', out, bad);
-  r.push('end\n', out, bad);
-  r.end(out, bad);
+test('the CSV parser on bytes reports damaged records with their line and goes on', () => {
+  const bad: { line: number; issue: string }[] = [];
+  const r = new CsvParser({ bytes: true, onDamaged: (d) => bad.push(d) });
+  const out: CsvRecord[] = [];
+  out.push(...r.push('\u00ef\u00bb\u00bfA,B\r\n1,"x""y"\r\n2,"bad"z\r\n\r\n3,"multi\nline"\n4,'));
+  out.push(...r.push('end\n5,"never closed\n'));
+  out.push(...r.end());
   assert.equal(out.map((o) => [o.line, o.values]), [[1, ['A', 'B']], [2, ['1', 'x"y']], [5, ['3', 'multi\nline']], [7, ['4', 'end']]]);
-  assert.equal(bad.map((b) => b.line), [3]);
+  assert.equal(bad.map((b) => b.line), [3, 8]);
+  assert.match(bad[1].issue, /unterminated/);
+  assert.throws(() => new CsvParser().push('1,"bad"z\n'), (e: unknown) => e instanceof CsvSyntaxError && e.line === 1, 'without onDamaged a damaged record still stops the parse');
+});
+
+test('the CSV parser on bytes decodes each field as UTF-8, else Windows-1252, whatever the chunking', () => {
+  const bytes = Buffer.concat([Buffer.from('N,"Q"\r\nCAF\u00c9 PE\u00d1A,"', 'utf8'), Buffer.from([0x93, 0x41, 0x94, 0x2c, 0x42]), Buffer.from('"\r\n', 'latin1')]);
+  const text = bytes.toString('latin1');
+  for (let cut = 0; cut <= text.length; cut++) {
+    const p = new CsvParser({ bytes: true });
+    const out = [...p.push(text.slice(0, cut)), ...p.push(text.slice(cut)), ...p.end()];
+    assert.equal(out.map((o) => o.values), [['N', 'Q'], ['CAF\u00c9 PE\u00d1A', '\u201cA\u201d,B']], `cut at ${cut}`);
+  }
+});
+
+test('a quoted field open for more than maxRecordLines lines is a stray quote: reported, and the lines after it are read', () => {
+  const bad: { line: number; issue: string }[] = [];
+  const p = new CsvParser({ bytes: true, onDamaged: (d) => bad.push(d), maxRecordLines: 3 });
+  const out = [...p.push('A,B\n1,"stray\n2,x\n3,y\n4,z\n'), ...p.end()];
+  assert.equal(bad.map((b) => b.line), [2]);
+  assert.equal(out.map((o) => [o.line, o.values]), [[1, ['A', 'B']], [5, ['4', 'z']]]);
 });
 
 test('zip entries are listed and streamed back (deflate, data descriptors)', async () => {
