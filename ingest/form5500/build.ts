@@ -10,7 +10,7 @@ import { industryPath } from '../../mappings/industries.ts';
 import type { Collected } from './collect.ts';
 import { buildBrokers } from './build-brokers.ts';
 import { companyDoc, companyIdOf as companyId, contactDocs, yearFacts } from './build-companies.ts';
-import { peerThresholds, signalsOf, type Peers, type YearFacts } from './signals.ts';
+import { PeerFigures, signalsOf, type Peers, type YearFacts } from './signals.ts';
 
 /** A resource's rows, produced on demand; `done` is the share of sponsors gone through. */
 export interface BuiltRows {
@@ -77,15 +77,14 @@ export function buildAll(c: Collected, today: string): Built {
     const prior = s.prior ? yearFacts(c, s.prior, side.sponsorBrokers(s.prior)) : null;
     return { now, prior, path: industryPath(c.strings.list[c.business[namingSlot(c, s.latest)]].slice(0, 4)) };
   };
-  const peerRows: { path: readonly string[]; cost: number | null; growth: number | null }[] = [];
+  const figures = new PeerFigures();
   let sponsorCount = 0;
   for (const s of sponsors()) {
     const { now, prior, path } = factsOf(s);
-    peerRows.push({ path, cost: now.participants ? now.premiums / now.participants : null, growth: growthOf(now, prior) });
+    figures.add(path, now.participants ? now.premiums / now.participants : null, growthOf(now, prior));
     sponsorCount++;
   }
-  const peers: (path: readonly string[]) => Peers = peerThresholds(peerRows);
-  peerRows.length = 0;
+  const peers: (path: readonly string[]) => Peers = figures.thresholds();
 
   let companiesDone = 0;
   let personnelDone = 0;
