@@ -51,8 +51,8 @@ interface Sponsor {
   prior: number[] | null;
 }
 
-/** Every resource's rows; `today` (YYYY-MM-DD) anchors the renewal window. */
-export function buildAll(c: Collected, today: string): Built {
+/** Every resource's rows; `today` (YYYY-MM-DD) anchors the renewal window; `every1000` is called every 1,000 sponsors of the first pass. */
+export function buildAll(c: Collected, today: string, every1000: () => void = () => {}): Built {
   const side = buildBrokers(c);
   const order = bySponsorOrder(c);
   function* sponsors(): Generator<Sponsor> {
@@ -82,7 +82,7 @@ export function buildAll(c: Collected, today: string): Built {
   for (const s of sponsors()) {
     const { now, prior, path } = factsOf(s);
     figures.add(path, now.participants ? now.premiums / now.participants : null, growthOf(now, prior));
-    sponsorCount++;
+    if (++sponsorCount % 1000 === 0) every1000();
   }
   const peers: (path: readonly string[]) => Peers = figures.thresholds();
 

@@ -10,6 +10,7 @@ import type { Config } from '../../core/config.ts';
 import { ENTITY_NAMES, entity } from '../../mappings/index.ts';
 import type { Doc, EntityName } from '../../mappings/types.ts';
 import { ErrorReport } from '../error-report.ts';
+import { heapGuard } from '../memory.ts';
 import { EXIT, LoadAborted, type LoadSummary } from '../load.ts';
 import { namespaceFor, runLoad, withClient, type LoadFlags } from '../run.ts';
 import type { RawRow } from '../transform.ts';
@@ -61,7 +62,7 @@ async function* rowsOf(docs: Iterable<Doc>, batch = 500): AsyncGenerator<RawRow[
 }
 
 /** Reads the files in dataset order (filings before their schedules), into the collected state. */
-async function readAll(files: DatasetFile[], c: Collected, onDamaged: (d: DamagedRow) => void, log: (line: string) => void): Promise<FileSummary[]> {
+async function readAll(files: DatasetFile[], c: Collected, onDamaged: (d: DamagedRow) => void, log: (line: string) => void, keepMemoryFlat: () => void): Promise<FileSummary[]> {
   const order = [...files].sort((a, b) => DATASETS.indexOf(a.dataset) - DATASETS.indexOf(b.dataset) || a.year - b.year);
   const out: FileSummary[] = [];
   for (const file of order) {
@@ -70,6 +71,7 @@ async function readAll(files: DatasetFile[], c: Collected, onDamaged: (d: Damage
     let damaged = 0;
     const add = ADD[file.dataset];
     for await (const batch of readDataset(file, (d) => (damaged++, onDamaged(d)))) {
+      keepMemoryFlat();
       for (const r of batch) add(c, file.dataset, file.year, r.facts);
       rows += batch.length;
     }
@@ -109,12 +111,15 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
   const c = emptyCollected();
   try {
     const readStart = Date.now();
-    const files = await readAll(found.files, c, damaged.add, log);
+    // Rows are garbage as soon as they are added: a full collection when the heap passes its
+    // ceiling keeps RSS at the live set's size (ingest/memory.ts), as the load itself does.
+    const keepMemoryFlat = heapGuard({ debug: config.debugGc });
+    const files = await readAll(found.files, c, damaged.add, log, keepMemoryFlat);
     c.endReading();
     const damagedReport = await damaged.close();
     const readMs = Date.now() - readStart;
     const buildStart = Date.now();
-    const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10));
+    const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10), keepMemoryFlat);
     const buildMs = Date.now() - buildStart;
     const n = (x: number) => x.toLocaleString('en-US');
     log(`resolved ${n(c.n)} plans of ${n(built.counts.sponsors)} sponsors (${c.counts.superseded} superseded by a later filing, ${c.counts.dfe} DFE filings skipped): ${n(built.counts.brokers)} brokers, ${n(built.counts.offices)} broker-offices, ${n(built.counts.sponsors)} companies; contacts as they load`);
