@@ -30,6 +30,8 @@ export interface LoadOptions {
   report: ErrorReport;
   /** Log heap figures to stderr at each forced collection (BINTEL_DEBUG_GC). */
   debugGc?: boolean;
+  /** Heap size above which the load collects between batches (ingest/memory.ts; default 128 MB). */
+  heapCeilingMb?: number;
   /** Accept a source with no rows (and swap to an empty index). */
   allowEmpty?: boolean;
   signal?: AbortSignal;
@@ -91,7 +93,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   });
   let batch: PreparedRow[] = [];
   const chunk = Math.min(opts.batchSize, TRANSFORM_CHUNK);
-  const keepMemoryFlat = heapGuard({ debug: opts.debugGc });
+  const keepMemoryFlat = heapGuard({ debug: opts.debugGc, ceilingMb: opts.heapCeilingMb });
   const interrupted = () => new LoadAborted(`interrupted after reading ${read} rows (${indexed} indexed into ${index}, which is dropped; ${report.rows} rejected)`, EXIT.interrupted);
   const flushBatch = async () => {
     keepMemoryFlat();

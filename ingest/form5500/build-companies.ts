@@ -7,7 +7,7 @@ import { naturalId } from '../transform.ts';
 import { companies } from '../../mappings/companies.ts';
 import type { Doc } from '../../mappings/types.ts';
 import { MONTHS } from '../../mappings/reference.ts';
-import { BENEFITS, CODE_401K, FLAG, STOP_LOSS_BIT, WELFARE_CODES, codesOf as codes, type Collected, type Filing, type KeptFiling } from './collect.ts';
+import { BENEFITS, FLAG, STOP_LOSS_BIT, WELFARE_CODES, type Collected, type KeptFiling } from './collect.ts';
 import { dmaOf, industryOf, type SponsorBrokers } from './build-brokers.ts';
 import { foldText, normalizeName } from '../../mappings/normalize.ts';
 import { splitPersonName, stableId } from './resolve.ts';
@@ -58,24 +58,24 @@ export function yearFacts(c: Collected, slots: readonly number[], brokers: Spons
 }
 
 /** The filing a sponsor's name and address come from: the latest received of its latest year. */
-export function namingFiling(filings: Filing[]): Filing {
+export function namingFiling(filings: KeptFiling[]): KeptFiling {
   return filings.reduce((a, b) => (b.received > a.received || (b.received === a.received && b.ack > a.ack) ? b : a));
 }
 
 /** The main plan: the welfare plan with the most participants, else the plan with the most. */
-function mainPlan(filings: Filing[]): Filing {
-  const welfare = filings.filter((f) => f.welfareCodes);
+function mainPlan(filings: KeptFiling[]): KeptFiling {
+  const welfare = filings.filter((f) => f.welfare);
   return (welfare.length ? welfare : filings).reduce((a, b) => ((b.active ?? 0) > (a.active ?? 0) ? b : a));
 }
 
 /** A sponsor's company id (from its EIN, as the plain ingest derives it). */
 export const companyIdOf = (ein: string): string => String(naturalId(companies, { ein }));
 
-export function companyDoc(ein: string, filings: Filing[], facts: YearFacts, prior: YearFacts | null, signals: string[]): Doc {
+export function companyDoc(ein: string, filings: KeptFiling[], facts: YearFacts, prior: YearFacts | null, signals: string[]): Doc {
   const named = namingFiling(filings);
   const year = named.year;
   const growth = prior?.participants && facts.participants !== null ? Math.round(((facts.participants - prior.participants) / prior.participants) * 10000) / 100 : null;
-  const assets401k = filings.filter((f) => codes(f.pensionCodes).includes(CODE_401K) && f.netAssets !== null).map((f) => f.netAssets as number);
+  const assets401k = filings.filter((f) => f.k401 && f.netAssets !== null).map((f) => f.netAssets as number);
   const renewal = facts.renewalFrom ? MONTHS[Number(facts.renewalFrom.slice(5, 7)) - 1] ?? null : null;
   return {
     id: companyIdOf(ein), company_name: named.sponsorName, ein, company_industry: industryOf(named.businessCode),
@@ -93,7 +93,7 @@ export function companyDoc(ein: string, filings: Filing[], facts: YearFacts, pri
 }
 
 /** Roles of the names on a filing, in order of precedence (a name keeps its first role). */
-function namesOf(f: Filing): [name: string, role: string, phone: string][] {
+function namesOf(f: KeptFiling): [name: string, role: string, phone: string][] {
   return [
     ...f.adminSigners.map((n) => [n, 'Plan Administrator', f.adminPhone || f.phone] as [string, string, string]),
     ...(f.adminName ? [[f.adminName, 'Plan Administrator', f.adminPhone || f.phone] as [string, string, string]] : []),

@@ -205,15 +205,26 @@ const grown = <T extends Column>(a: T, n: number): T => {
 /** What a built filing holds besides its columns: the text spilled to disk. */
 type FilingText = [ack: string, sponsorName: string, planName: string, city: string, state: string, zip: string, phone: string, adminName: string, adminPhone: string, adminSigners: string[], sponsorSigners: string[], planNum: string];
 
-/** A kept filing, rebuilt from the columns (and the spilled text when asked). */
-export interface KeptFiling extends Filing {
+/**
+ * A kept filing, rebuilt from the columns (and the spilled text when asked). The characteristic
+ * codes, the plan year's end and the extension indicators are not kept: what the outputs need
+ * of them is (`welfare`, `k401`, `late`).
+ */
+export interface KeptFiling extends Omit<Filing, 'pensionCodes' | 'welfareCodes' | 'planYearEnd' | 'extension' | 'specialExtension' | 'street'> {
   slot: number;
+  /** A welfare plan (welfare characteristic codes filed). */
+  welfare: boolean;
+  /** Pension code 2J (a 401(k) feature). */
+  k401: boolean;
   late: boolean;
 }
 
 export interface Counts {
   filings: number; dfe: number; superseded: number; noEin: number; contracts: number; lines: number; unnamedLines: number; orphanSchedules: number;
 }
+
+const SLOT_COLUMNS = ['year', 'ein', 'received', 'flags', 'codeBenefits', 'contractBenefits', 'business', 'active', 'netAssets', 'premium', 'commissions', 'maxPersons', 'renewal', 'textPos', 'textLen'] as const;
+const LINE_COLUMNS = ['lineSlot', 'lineFirm', 'lineOffice', 'lineName', 'lineAddress', 'linePaid', 'linePremium', 'lineCarrier'] as const;
 
 /**
  * The collected state. Filings occupy slots in the order their plan is first seen (a later
@@ -274,28 +285,29 @@ export class Collected {
   private contractPremium = new Float64Array(1024);
   private contractCarrier = new Int32Array(1024);
   private orphans = new Set<string>();
-  private dir: string;
   private fd: number;
   private spillPos = 0;
   private spillBuf: string[] = [];
   private spillBytes = 0;
 
   constructor() {
-    this.dir = mkdtempSync(join(tmpdir(), 'bintel-form5500-'));
-    this.fd = openSync(join(this.dir, 'filings.jsonl'), 'w+');
+    // The spill file is unlinked at once: it lives as long as the descriptor, so nothing is
+    // left behind however the process ends.
+    const dir = mkdtempSync(join(tmpdir(), 'bintel-form5500-'));
+    this.fd = openSync(join(dir, 'filings.jsonl'), 'w+');
+    rmSync(dir, { recursive: true, force: true });
   }
 
-  /** Deletes the spill file. */
+  /** Releases the spill file. */
   close(): void {
     if (this.fd < 0) return;
     closeSync(this.fd);
     this.fd = -1;
-    rmSync(this.dir, { recursive: true, force: true });
   }
 
   private grow(): void {
     const n = this.n;
-    for (const k of ['year', 'ein', 'received', 'flags', 'codeBenefits', 'contractBenefits', 'business', 'active', 'netAssets', 'premium', 'commissions', 'maxPersons', 'renewal', 'textPos', 'textLen'] as const) {
+    for (const k of SLOT_COLUMNS) {
       (this as Record<typeof k, Column>)[k] = grown(this[k], n);
     }
     this.ackOf = grown(this.ackOf, n);
@@ -481,7 +493,7 @@ export class Collected {
     const contract = this.contractIndex(slot, f.formId, false);
     const i = this.nLines++;
     if (i >= this.lineSlot.length) {
-      for (const k of ['lineSlot', 'lineFirm', 'lineOffice', 'lineName', 'lineAddress', 'linePaid', 'linePremium', 'lineCarrier'] as const) {
+      for (const k of LINE_COLUMNS) {
         (this as Record<typeof k, Column>)[k] = grown(this[k], i);
       }
     }
@@ -495,8 +507,12 @@ export class Collected {
     this.lineCarrier[i] = contract === undefined ? -1 : this.contractCarrier[contract];
   }
 
-  /** Reading is over: the lookup maps are dropped and the spill file is complete. */
+  /** Reading is over: the lookup tables are dropped, the columns cut to their length, the spill file complete. */
   endReading(): void {
+    for (const k of SLOT_COLUMNS) (this as Record<typeof k, Column>)[k] = this[k].slice(0, this.n);
+    for (const k of LINE_COLUMNS) (this as Record<typeof k, Column>)[k] = this[k].slice(0, this.nLines);
+    this.carrierSlot = this.carrierSlot.slice(0, this.nCarriers);
+    this.carrierName = this.carrierName.slice(0, this.nCarriers);
     this.plans = null;
     this.oddPlans = null;
     this.ackSlot = null;
@@ -539,12 +555,12 @@ export class Collected {
     const net = this.netAssets[slot];
     return {
       slot, ack: t[0], dataset: flags & FLAG.short ? 'F_5500_SF' : 'F_5500', year: this.year[slot], ein: String(this.ein[slot]).padStart(9, '0'),
-      planNum: t[11], planName: t[2], sponsorName: t[1], street: '', city: t[3], state: t[4], zip: t[5], phone: t[6],
-      businessCode: this.strings.list[this.business[slot]], active: Number.isNaN(active) ? null : active, pensionCodes: flags & FLAG.k401 ? CODE_401K : '',
-      welfareCodes: flags & FLAG.welfare ? 'welfare' : '',
+      planNum: t[11], planName: t[2], sponsorName: t[1], city: t[3], state: t[4], zip: t[5], phone: t[6],
+      businessCode: this.strings.list[this.business[slot]], active: Number.isNaN(active) ? null : active,
+      welfare: (flags & FLAG.welfare) !== 0, k401: (flags & FLAG.k401) !== 0,
       funding: { insurance: (flags & FLAG.insurance) !== 0, trust: (flags & FLAG.trust) !== 0, generalAssets: (flags & FLAG.generalAssets) !== 0 },
-      netAssets: Number.isNaN(net) ? null : net, received: dayStr(this.received[slot]), planYearEnd: '', initial: (flags & FLAG.initial) !== 0,
-      amended: (flags & FLAG.amended) !== 0, extension: false, specialExtension: false, late: (flags & FLAG.late) !== 0,
+      netAssets: Number.isNaN(net) ? null : net, received: dayStr(this.received[slot]), initial: (flags & FLAG.initial) !== 0,
+      amended: (flags & FLAG.amended) !== 0, late: (flags & FLAG.late) !== 0,
       adminName: t[7], adminPhone: t[8], adminSigners: t[9], sponsorSigners: t[10],
     };
   }

@@ -112,8 +112,10 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
   try {
     const readStart = Date.now();
     // Rows are garbage as soon as they are added: a full collection when the heap passes its
-    // ceiling keeps RSS at the live set's size (ingest/memory.ts), as the load itself does.
-    const keepMemoryFlat = heapGuard({ debug: config.debugGc });
+    // ceiling keeps RSS near the live set's size (ingest/memory.ts), as the load itself does.
+    // The live heap stays under 50 MB at a full year (the rest is in typed arrays and on disk),
+    // so the ceiling is half the load's default.
+    const keepMemoryFlat = heapGuard({ debug: config.debugGc, ceilingMb: HEAP_CEILING_MB });
     const files = await readAll(found.files, c, damaged.add, log, keepMemoryFlat);
     c.endReading();
     const damagedReport = await damaged.close();
@@ -134,6 +136,9 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
   }
 }
 
+/** Heap ceiling of the import's reading, resolving and loads (ingest/memory.ts). */
+const HEAP_CEILING_MB = 64;
+
 async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags: ImportFlags, name: EntityName, built: BuiltRows, prefix: string) {
   const report = new ErrorReport(`${prefix}.${name}.errors.csv`);
   await report.reset();
@@ -146,5 +151,6 @@ async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags:
     allowEmpty: true,
     progressLabel: `import form5500 ${name}`,
     fraction: (rows) => (built.count === null ? built.done() : built.count ? rows / built.count : 1),
+    heapCeilingMb: HEAP_CEILING_MB,
   });
 }
