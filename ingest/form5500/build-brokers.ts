@@ -111,10 +111,19 @@ function brokerageClass(offices: OfficeGroup[]): string {
 }
 
 export function buildBrokers(c: Collected): BrokerSide {
+  const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
+  const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order);
+  return { firms: firmDocs, offices: officeDocs, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines } };
+}
+
+/**
+ * Firm and office rows from the lines in slot order. A function of its own so that no closure
+ * kept for the companies (sponsorBrokersOf's) holds the groups alive.
+ */
+function brokerDocs(c: Collected, order: Int32Array): { firmDocs: Doc[]; officeDocs: Doc[]; firmOnlyLines: number } {
   const firms = new Map<number, Group>();
   const offices = new Map<number, OfficeGroup>();
   const strings = c.strings.list;
-  const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
   let firmOnlyLines = 0;
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
@@ -142,6 +151,12 @@ export function buildBrokers(c: Collected): BrokerSide {
   const firmDocs = [...firms.values()].map((g) => firmDoc(g, officesOf.get(g.key) ?? [], strings));
   const names = new Map([...firms.values()].map((g, i) => [g.key, String(firmDocs[i].broker_name)]));
   const officeDocs = [...offices.values()].map((o) => officeDoc(o, names.get(o.firm) ?? displayName(o.names, strings), officesOf.get(o.firm) ?? []));
+  return { firmDocs, officeDocs, firmOnlyLines };
+}
+
+/** What the companies need from the broker side, for a sponsor's filings of one plan year (their slots). */
+function sponsorBrokersOf(c: Collected, order: Int32Array, start: Int32Array): BrokerSide['sponsorBrokers'] {
+  const strings = c.strings.list;
   const officeIds = new Map<number, string>();
   const officeId = (ok: number) => officeIds.get(ok) ?? (officeIds.set(ok, stableId('office', strings[ok])).get(ok) as string);
   const sponsorBrokers = (slots: readonly number[]): SponsorBrokers | undefined => {
@@ -161,7 +176,7 @@ export function buildBrokers(c: Collected): BrokerSide {
     }
     return s;
   };
-  return { firms: firmDocs, offices: officeDocs, sponsorBrokers, counts: { firmOnlyLines } };
+  return sponsorBrokers;
 }
 
 function firmDoc(g: Group, offices: OfficeGroup[], strings: readonly string[]): Doc {

@@ -12,7 +12,7 @@ import { buildBrokers } from './build-brokers.ts';
 import { companyDoc, companyIdOf as companyId, contactDocs, yearFacts } from './build-companies.ts';
 import { PeerFigures, signalsOf, type Peers, type YearFacts } from './signals.ts';
 
-/** A resource's rows, produced on demand; `done` is the share of sponsors gone through. */
+/** A resource's rows, produced on demand (once: brokers and offices are handed over); `done` is the share of sponsors gone through. */
 export interface BuiltRows {
   rows: () => Iterable<Doc>;
   /** Rows when known in advance, else null. */
@@ -108,12 +108,28 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
     }
   }
   const share = (n: number) => () => (sponsorCount ? n / sponsorCount : 1);
+  // Firm and office rows are handed over once (then only the load holds them).
+  let firms: Doc[] = side.firms;
+  let offices: Doc[] = side.offices;
+  const counts = { sponsors: sponsorCount, firmOnlyLines: side.counts.firmOnlyLines, orphanSchedules: c.counts.orphanSchedules, brokers: firms.length, offices: offices.length };
+  side.firms = [];
+  side.offices = [];
+  const firmRows = (): Doc[] => {
+    const out = firms;
+    firms = [];
+    return out;
+  };
+  const officeRows = (): Doc[] => {
+    const out = offices;
+    offices = [];
+    return out;
+  };
   return {
-    brokers: { rows: () => side.firms, count: side.firms.length, done: () => 1 },
-    'broker-offices': { rows: () => side.offices, count: side.offices.length, done: () => 1 },
+    brokers: { rows: firmRows, count: counts.brokers, done: () => 1 },
+    'broker-offices': { rows: officeRows, count: counts.offices, done: () => 1 },
     companies: { rows: companyRows, count: sponsorCount, done: () => share(companiesDone)() },
     personnel: { rows: personnelRows, count: null, done: () => share(personnelDone)() },
-    counts: { sponsors: sponsorCount, firmOnlyLines: side.counts.firmOnlyLines, orphanSchedules: c.counts.orphanSchedules, brokers: side.firms.length, offices: side.offices.length },
+    counts,
   };
 }
 
