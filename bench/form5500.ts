@@ -54,7 +54,8 @@ async function main(): Promise<void> {
     const gen = await measure(() => generateForm5500({ out: join(dir, 'dol'), years: [year], scale: Number(args.scale), seed: Number(args.seed), zip: true }));
     const inputRows = gen.result.reduce((n, d) => n + d.rows, 0);
     process.stdout.write(`generated ${fmt(inputRows)} rows (${gen.result.map((d) => `${d.dataset} ${fmt(d.rows)}`).join(', ')}) in ${gen.secs.toFixed(1)} s\n`);
-    const imp = await measure(() => importForm5500(config, [join(dir, 'dol')], { progress: null, log: null, errors: join(dir, 'import') }));
+    // The import's own lines (one per file read, the resolve summary) go to stderr as they happen.
+    const imp = await measure(() => importForm5500(config, [join(dir, 'dol')], { progress: null, log: (l) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${l}\n`), errors: join(dir, 'import') }));
     const s = imp.result;
     process.stdout.write(`\n| dataset | rows | rows/s (read) |\n|---|---|---|\n`);
     for (const f of s.files) process.stdout.write(`| ${f.dataset} ${f.year} | ${fmt(f.rows)} | ${fmt(f.rows / Math.max(f.ms / 1000, 0.001))} |\n`);
