@@ -276,7 +276,7 @@ export class Collected {
   /** Slot by ACK_ID number (ackNumber); a kept filing whose number another kept one has, by string. */
   private ackSlot: NumTable | null = new NumTable();
   private ackClash = new Map<string, number>();
-  /** The ACK_ID number of each slot's filing (-1 for none). */
+  /** The ACK_ID number of each slot's filing in ackSlot (0 when not there: a clash, or not yet indexed). */
   private ackOf = new Float64Array(1024);
   /** Contract of a slot and FORM_ID → index in contractPremium / contractCarrier. */
   private contractOf = new NumTable();
@@ -384,8 +384,8 @@ export class Collected {
   private unindexAck(slot: number): void {
     const ack = this.ackClash.size ? this.ackAt(slot) : '';
     if (this.ackClash.get(ack) === slot) this.ackClash.delete(ack);
-    else if (this.ackSlot && this.ackOf[slot] >= 0 && this.ackSlot.get(this.ackOf[slot]) === slot) this.ackSlot.set(this.ackOf[slot], 2147483647);
-    this.ackOf[slot] = -1;
+    else if (this.ackSlot && this.ackOf[slot] && this.ackSlot.get(this.ackOf[slot]) === slot) this.ackSlot.set(this.ackOf[slot], 2147483647);
+    this.ackOf[slot] = 0;
   }
 
   /** Adds one F_5500 or F_5500_SF row: DFE filings are counted and skipped; the later filing of a plan wins. */
