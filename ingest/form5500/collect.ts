@@ -197,7 +197,7 @@ export function bySlot(slots: number, count: number, slotOf: Int32Array): { orde
 }
 const grown = <T extends Column>(a: T, n: number): T => {
   if (n < a.length) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(1024, a.length * 2));
+  const b = new (a.constructor as new (n: number) => T)(Math.max(1024, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
 };
@@ -507,12 +507,11 @@ export class Collected {
     this.lineCarrier[i] = contract === undefined ? -1 : this.contractCarrier[contract];
   }
 
-  /** Reading is over: the lookup tables are dropped, the columns cut to their length, the spill file complete. */
+  /**
+   * Reading is over: the lookup tables are dropped and the spill file is complete. (The columns
+   * keep their capacity: copying them to their length doubled them until the next collection.)
+   */
   endReading(): void {
-    for (const k of SLOT_COLUMNS) (this as Record<typeof k, Column>)[k] = this[k].slice(0, this.n);
-    for (const k of LINE_COLUMNS) (this as Record<typeof k, Column>)[k] = this[k].slice(0, this.nLines);
-    this.carrierSlot = this.carrierSlot.slice(0, this.nCarriers);
-    this.carrierName = this.carrierName.slice(0, this.nCarriers);
     this.plans = null;
     this.oddPlans = null;
     this.ackSlot = null;
