@@ -3,8 +3,9 @@
  *
  * Generates a year of the DOL datasets in their exact layout, zipped as the DOL publishes them
  * (scale 1: f_5500 240k, SF 740k, Schedule A about 330k, Part I about 300k rows), in a child
- * process so that this one's peak RSS is the import's, imports it in this process with `importForm5500` into a namespace of its own, and prints rows/s per dataset
- * file, read/resolve/load times, the total, peak RSS, and CPU per input row of this process
+ * process so that this one's peak RSS is the import's, imports it in this process with
+ * `importForm5500` into a namespace of its own, and prints rows/s per dataset file,
+ * read/resolve/load times, the total, peak RSS, and CPU per input row of this process
  * and of Elasticsearch (from /proc) beside the plain CSV ingest's CPU per company row (the
  * same number of generated companies loaded with `ingestFile`). Indices are deleted afterwards.
  */
