@@ -32,6 +32,8 @@ export interface LoadOptions {
   debugGc?: boolean;
   /** Heap size above which the load collects between batches (ingest/memory.ts; default 128 MB). */
   heapCeilingMb?: number;
+  /** Parent documents the load caches (ingest/parents.ts; default 100,000). */
+  parentCacheEntries?: number;
   /** Accept a source with no rows (and swap to an empty index). */
   allowEmpty?: boolean;
   signal?: AbortSignal;
@@ -78,7 +80,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   const { es, namespace: ns, def, report } = opts;
   const started = Date.now();
   const fields = csvFields(def);
-  const lookup = new EsParentLookup(es, ns);
+  const lookup = new EsParentLookup(es, ns, opts.parentCacheEntries);
   const index = newIndexName(ns, def.name);
   let read = 0;
   let indexed = 0;

@@ -85,6 +85,7 @@ export interface LoadRun {
   fraction: (rows: number) => number;
   /** See LoadOptions. */
   heapCeilingMb?: number;
+  parentCacheEntries?: number;
 }
 
 /** Runs one load with progress and Ctrl-C handling; the summary names the error report when rows were rejected. */
@@ -97,6 +98,7 @@ export async function runLoad(config: Config, es: Es, flags: LoadFlags, run: Loa
       load({
         debugGc: config.debugGc,
         heapCeilingMb: run.heapCeilingMb,
+        parentCacheEntries: run.parentCacheEntries,
         es,
         namespace: run.namespace,
         def: run.def,
