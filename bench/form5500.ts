@@ -2,9 +2,10 @@
  * Form 5500 import benchmark: `npm run bench:form5500 -- --year 2023 --scale S [--seed N]`.
  *
  * Generates a year of the DOL datasets in their exact layout, zipped as the DOL publishes them
- * (scale 1: f_5500 240k, SF 740k, Schedule A about 330k, Part I about 300k rows), imports it in
- * this process with `importForm5500` into a namespace of its own, and prints rows/s per dataset
- * file, read/resolve/load times, the total, peak RSS, and CPU per input row of this process
+ * (scale 1: f_5500 240k, SF 740k, Schedule A about 330k, Part I about 300k rows), in a child
+ * process so that this one's peak RSS is the import's, imports it in this process with
+ * `importForm5500` into a namespace of its own, and prints rows/s per dataset file,
+ * read/resolve/load times, the total, peak RSS, and CPU per input row of this process
  * and of Elasticsearch (from /proc) beside the plain CSV ingest's CPU per company row (the
  * same number of generated companies loaded with `ingestFile`). Indices are deleted afterwards.
  */
@@ -17,7 +18,7 @@ import { createEs } from '../core/adapters/es.ts';
 import { versionPattern } from '../core/names.ts';
 import { ENTITY_NAMES } from '../mappings/index.ts';
 import { generate } from '../ingest/generate/index.ts';
-import { generateForm5500 } from '../ingest/form5500/generate/index.ts';
+import { execFileSync } from 'node:child_process';
 import { importForm5500 } from '../ingest/form5500/import.ts';
 import { ingestFile } from '../ingest/run.ts';
 import { ensureEs } from '../local/es-local.ts';
@@ -51,11 +52,14 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bintel-bench-f5500-'));
   try {
     const year = Number(args.year);
-    const gen = await measure(() => generateForm5500({ out: join(dir, 'dol'), years: [year], scale: Number(args.scale), seed: Number(args.seed), zip: true }));
-    const inputRows = gen.result.reduce((n, d) => n + d.rows, 0);
-    process.stdout.write(`generated ${fmt(inputRows)} rows (${gen.result.map((d) => `${d.dataset} ${fmt(d.rows)}`).join(', ')}) in ${gen.secs.toFixed(1)} s\n`);
-    const imp = await measure(() => importForm5500(config, [join(dir, 'dol')], { progress: null, log: null, errors: join(dir, 'import') }));
+    // Generated in a child process, so that this process's peak RSS is the import's.
+    const genStart = Date.now();
+    execFileSync(process.execPath, ['bin/bintel.js', 'generate', '--layout', 'form5500', '--year', String(year), '--scale', args.scale, '--seed', args.seed, '--zip', '--out', join(dir, 'dol')], { stdio: 'ignore' });
+    process.stdout.write(`generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s (a child process)\n`);
+    // The import's own lines (one per file read, the resolve summary) go to stderr as they happen.
+    const imp = await measure(() => importForm5500(config, [join(dir, 'dol')], { progress: null, log: (l) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${l}\n`), errors: join(dir, 'import') }));
     const s = imp.result;
+    const inputRows = s.files.reduce((n, f) => n + f.rows, 0);
     process.stdout.write(`\n| dataset | rows | rows/s (read) |\n|---|---|---|\n`);
     for (const f of s.files) process.stdout.write(`| ${f.dataset} ${f.year} | ${fmt(f.rows)} | ${fmt(f.rows / Math.max(f.ms / 1000, 0.001))} |\n`);
     process.stdout.write(`\n| resource | docs | rows/s (load) |\n|---|---|---|\n`);

@@ -8,6 +8,13 @@
  * the CPU the whole load needed and is taken from Elasticsearch on a shared machine. This
  * parser is checked against fast-csv, record for record, by a property test
  * (test/ingest/csv-parse.test.ts); `bintel ingest --parser fast-csv` still uses fast-csv.
+ *
+ * Options for files of mixed or unknown encoding (the Form 5500 import): with `bytes`, chunks
+ * are latin1 strings (one character per byte, so commas, quotes and line breaks are found
+ * exactly whatever the encoding) and each field of a record that is not plain ASCII is decoded
+ * as UTF-8 when its bytes are valid UTF-8, else as Windows-1252. With `onDamaged`, a damaged
+ * record (a stray quote, a quoted field still open after `maxRecordLines` lines, an
+ * unterminated field at the end) is reported with its line and skipped, and parsing goes on.
  */
 
 export interface CsvRecord {
@@ -23,6 +30,39 @@ export class CsvSyntaxError extends Error {
   constructor(message: string, readonly line: number) {
     super(message);
   }
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/**
+ * Windows-1252 bytes 0x80-0x9F (the rest is Latin-1). Written out because Node builds without
+ * full ICU decode the 'windows-1252' label as plain Latin-1.
+ */
+const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const CP1252_RE = /[\x80-\x9f]/g;
+
+/** Windows-1252 text from its latin1 form. */
+export function fromCp1252(latin1: string): string {
+  return latin1.replace(CP1252_RE, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
+}
+
+/** One field from its latin1 form (its bytes): UTF-8 when valid, else Windows-1252. */
+export function decodeField(latin1: string): string {
+  if (!NON_ASCII.test(latin1)) return latin1;
+  try {
+    return utf8.decode(Buffer.from(latin1, 'latin1'));
+  } catch {
+    return fromCp1252(latin1);
+  }
+}
+
+export interface CsvParserOptions {
+  /** Chunks are bytes as latin1 strings; fields are decoded as UTF-8, else Windows-1252 (decodeField). */
+  bytes?: boolean;
+  /** Report damaged records here and go on (default: throw CsvSyntaxError). */
+  onDamaged?: (d: { line: number; issue: string }) => void;
+  /** With onDamaged: a quoted field open for more lines than this is taken as a stray quote (default 50). */
+  maxRecordLines?: number;
 }
 
 type Parsed = { values: string[] } | { incomplete: true } | { error: string };
@@ -85,10 +125,19 @@ export class CsvParser {
   private pendingLine = 0;
   private pendingLines = 0;
   private first = true;
+  private readonly bytes: boolean;
+  private readonly onDamaged: CsvParserOptions['onDamaged'];
+  private readonly maxRecordLines: number;
+
+  constructor(options: CsvParserOptions = {}) {
+    this.bytes = options.bytes ?? false;
+    this.onDamaged = options.onDamaged;
+    this.maxRecordLines = options.maxRecordLines ?? 50;
+  }
 
   push(chunk: string): CsvRecord[] {
     if (this.first && chunk.length) {
-      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      if (this.bytes ? chunk.startsWith('\u00ef\u00bb\u00bf') : chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(this.bytes ? 3 : 1);
       this.first = false;
     }
     const out: CsvRecord[] = [];
@@ -107,7 +156,10 @@ export class CsvParser {
     if (this.rest.length) this.take(this.rest, out);
     this.rest = '';
     if (this.pending !== null) {
-      throw new CsvSyntaxError(`unterminated quoted field (a " opened on line ${this.pendingLine} is never closed)`, this.pendingLine);
+      const issue = `unterminated quoted field (a " opened on line ${this.pendingLine} is never closed)`;
+      this.pending = null;
+      if (!this.onDamaged) throw new CsvSyntaxError(issue, this.pendingLine);
+      this.onDamaged({ line: this.pendingLine, issue });
     }
     return out;
   }
@@ -124,6 +176,7 @@ export class CsvParser {
       const s = stripCr(raw);
       if (s.length === 0) return;
       const values = s.split(',');
+      if (this.bytes && NON_ASCII.test(s)) for (let i = 0; i < values.length; i++) values[i] = decodeField(values[i]);
       if (!isEmptyRecord(values)) out.push({ values, line: this.line, lines: 1 });
       return;
     }
@@ -133,13 +186,23 @@ export class CsvParser {
   private finish(text: string, line: number, lines: number, out: CsvRecord[]): void {
     const r = parseQuotedRecord(text);
     if ('incomplete' in r) {
+      if (this.onDamaged && lines >= this.maxRecordLines) {
+        this.pending = null;
+        this.onDamaged({ line, issue: `a quoted field opened on line ${line} does not close within ${this.maxRecordLines} lines (record skipped)` });
+        return;
+      }
       this.pending = text;
       this.pendingLine = line;
       this.pendingLines = lines;
       return;
     }
     this.pending = null;
-    if ('error' in r) throw new CsvSyntaxError(r.error, line);
+    if ('error' in r) {
+      if (!this.onDamaged) throw new CsvSyntaxError(r.error, line);
+      this.onDamaged({ line, issue: r.error });
+      return;
+    }
+    if (this.bytes && NON_ASCII.test(text)) for (let i = 0; i < r.values.length; i++) r.values[i] = decodeField(r.values[i]);
     if (!isEmptyRecord(r.values)) out.push({ values: r.values, line, lines });
   }
 }

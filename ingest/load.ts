@@ -30,6 +30,10 @@ export interface LoadOptions {
   report: ErrorReport;
   /** Log heap figures to stderr at each forced collection (BINTEL_DEBUG_GC). */
   debugGc?: boolean;
+  /** Heap size above which the load collects between batches (ingest/memory.ts; default 128 MB). */
+  heapCeilingMb?: number;
+  /** Parent documents the load caches (ingest/parents.ts; default 100,000). */
+  parentCacheEntries?: number;
   /** Accept a source with no rows (and swap to an empty index). */
   allowEmpty?: boolean;
   signal?: AbortSignal;
@@ -76,7 +80,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   const { es, namespace: ns, def, report } = opts;
   const started = Date.now();
   const fields = csvFields(def);
-  const lookup = new EsParentLookup(es, ns);
+  const lookup = new EsParentLookup(es, ns, opts.parentCacheEntries);
   const index = newIndexName(ns, def.name);
   let read = 0;
   let indexed = 0;
@@ -91,7 +95,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   });
   let batch: PreparedRow[] = [];
   const chunk = Math.min(opts.batchSize, TRANSFORM_CHUNK);
-  const keepMemoryFlat = heapGuard({ debug: opts.debugGc });
+  const keepMemoryFlat = heapGuard({ debug: opts.debugGc, ceilingMb: opts.heapCeilingMb });
   const interrupted = () => new LoadAborted(`interrupted after reading ${read} rows (${indexed} indexed into ${index}, which is dropped; ${report.rows} rejected)`, EXIT.interrupted);
   const flushBatch = async () => {
     keepMemoryFlat();

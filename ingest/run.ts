@@ -83,6 +83,9 @@ export interface LoadRun {
   progressLabel: string;
   /** Share done after `rows` rows, for the progress line. */
   fraction: (rows: number) => number;
+  /** See LoadOptions. */
+  heapCeilingMb?: number;
+  parentCacheEntries?: number;
 }
 
 /** Runs one load with progress and Ctrl-C handling; the summary names the error report when rows were rejected. */
@@ -94,6 +97,8 @@ export async function runLoad(config: Config, es: Es, flags: LoadFlags, run: Loa
     const summary = await withInterrupts((signal) =>
       load({
         debugGc: config.debugGc,
+        heapCeilingMb: run.heapCeilingMb,
+        parentCacheEntries: run.parentCacheEntries,
         es,
         namespace: run.namespace,
         def: run.def,

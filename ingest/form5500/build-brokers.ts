@@ -7,19 +7,21 @@
 import { CITIES, EMPLOYEE_BANDS, bandOf } from '../../mappings/reference.ts';
 import { findIndustry } from '../../mappings/industries.ts';
 import type { Doc } from '../../mappings/types.ts';
-import type { Collected, Filing } from './collect.ts';
-import { firmKey, officeKey, stableId, zip5 } from './resolve.ts';
+import { bySlot, dayStr, type Collected } from './collect.ts';
+import { stableId } from './resolve.ts';
 
 interface YearFigures {
   paid: number;
   premiums: number;
-  clients: Set<string>;
-  received: string;
+  clients: Set<number>;
+  /** YYYYMMDD. */
+  received: number;
 }
 
 interface Group {
   key: string;
-  names: Map<string, number>;
+  /** Name as filed (string id) → lines. */
+  names: Map<number, number>;
   years: Map<number, YearFigures>;
   carriers: Set<string>;
   industries: Set<string>;
@@ -43,8 +45,8 @@ export interface SponsorBrokers {
 export interface BrokerSide {
   firms: Doc[];
   offices: Doc[];
-  /** Key `${ein}|${year}`. */
-  sponsors: Map<string, SponsorBrokers>;
+  /** What the companies need from the broker side, for a sponsor's filings of one plan year. */
+  sponsorBrokers: (slots: readonly number[]) => SponsorBrokers | undefined;
   counts: { firmOnlyLines: number };
 }
 
@@ -58,29 +60,36 @@ function newGroup(key: string, source: string): Group {
 
 function yearOf(g: Group, year: number): YearFigures {
   let y = g.years.get(year);
-  if (!y) g.years.set(year, (y = { paid: 0, premiums: 0, clients: new Set(), received: '' }));
+  if (!y) g.years.set(year, (y = { paid: 0, premiums: 0, clients: new Set(), received: 0 }));
   return y;
 }
 
 /** The most frequent spelling, the longest on a tie ("1ST GLOBAL CAPITAL CORP" over "1ST GLOBAL CAPITAL"). */
-function displayName(names: Map<string, number>): string {
+function displayName(names: Map<number, number>, strings: readonly string[]): string {
   let best = '';
   let n = -1;
-  for (const [name, c] of names) if (c > n || (c === n && name.length > best.length)) [best, n] = [name, c];
+  for (const [id, c] of names) {
+    const name = strings[id];
+    if (c > n || (c === n && name.length > best.length)) [best, n] = [name, c];
+  }
   return best;
 }
 
-function record(g: Group, f: Filing, name: string, paid: number, premium: number, carrier: string): void {
-  g.names.set(name, (g.names.get(name) ?? 0) + 1);
-  const y = yearOf(g, f.year);
-  y.paid += paid;
-  y.premiums += premium;
-  y.clients.add(f.ein);
-  if (f.received > y.received) y.received = f.received;
+/** Adds Part I line `i` of the collected state to a firm or office. */
+function record(g: Group, c: Collected, i: number): void {
+  const slot = c.lineSlot[i];
+  g.names.set(c.lineName[i], (g.names.get(c.lineName[i]) ?? 0) + 1);
+  const y = yearOf(g, c.year[slot]);
+  y.paid += c.linePaid[i];
+  y.premiums += c.linePremium[i];
+  y.clients.add(c.ein[slot]);
+  if (c.received[slot] > y.received) y.received = c.received[slot];
+  const carrier = c.lineCarrier[i] < 0 ? '' : c.strings.list[c.lineCarrier[i]];
   if (carrier) g.carriers.add(carrier);
-  const industry = industryOf(f.businessCode);
+  const industry = industryOf(c.strings.list[c.business[slot]]);
   if (industry) g.industries.add(industry);
-  const band = bandOf(EMPLOYEE_BANDS, f.active);
+  const active = c.active[slot];
+  const band = bandOf(EMPLOYEE_BANDS, Number.isNaN(active) ? null : active);
   if (band) g.bands.add(band);
 }
 
@@ -101,61 +110,83 @@ function brokerageClass(offices: OfficeGroup[]): string {
   return states >= 10 ? 'national player' : states >= 2 || offices.length >= 5 ? 'regional player' : 'local broker';
 }
 
-export function buildBrokers(c: Collected, kept: Iterable<Filing>): BrokerSide {
-  const firms = new Map<string, Group>();
-  const offices = new Map<string, OfficeGroup>();
-  const sponsors = new Map<string, SponsorBrokers>();
+export function buildBrokers(c: Collected): BrokerSide {
+  const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
+  const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order);
+  return { firms: firmDocs, offices: officeDocs, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines } };
+}
+
+/**
+ * Firm and office rows from the lines in slot order. A function of its own so that no closure
+ * kept for the companies (sponsorBrokersOf's) holds the groups alive.
+ */
+function brokerDocs(c: Collected, order: Int32Array): { firmDocs: Doc[]; officeDocs: Doc[]; firmOnlyLines: number } {
+  const firms = new Map<number, Group>();
+  const offices = new Map<number, OfficeGroup>();
+  const strings = c.strings.list;
   let firmOnlyLines = 0;
-  for (const f of kept) {
-    const lines = c.lines.get(f.ack);
-    if (!lines) continue;
-    const contracts = new Map((c.contracts.get(f.ack) ?? []).map((k) => [k.formId, k]));
-    const sk = `${f.ein}|${f.year}`;
-    let s = sponsors.get(sk);
-    if (!s) sponsors.set(sk, (s = { officeIds: new Set(), byOffice: new Map(), byFirm: new Map() }));
-    for (const line of lines) {
-      const fk = firmKey(line.name);
-      if (!fk) continue;
-      const contract = contracts.get(line.formId);
-      const premium = contract?.premium ?? 0;
-      const source = `form5500:F_SCH_A_PART1:${f.year}:${f.ack}`;
-      let firm = firms.get(fk);
-      if (!firm) firms.set(fk, (firm = newGroup(fk, source)));
-      record(firm, f, line.name, line.paid, premium, contract?.carrier ?? '');
-      s.byFirm.set(fk, (s.byFirm.get(fk) ?? 0) + line.paid);
-      const ok = officeKey(fk, line);
-      if (!ok) {
-        firmOnlyLines++;
-        continue;
-      }
-      let office = offices.get(ok);
-      if (!office) {
-        const address = { city: line.city.trim().toUpperCase(), state: line.state.trim().toUpperCase(), zip: zip5(line.zip), street: line.address1 };
-        offices.set(ok, (office = { ...newGroup(ok, source), firm: fk, address }));
-      }
-      record(office, f, line.name, line.paid, premium, contract?.carrier ?? '');
-      const id = stableId('office', ok);
-      s.officeIds.add(id);
-      s.byOffice.set(id, (s.byOffice.get(id) ?? 0) + line.paid);
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    const slot = c.lineSlot[i];
+    const fk = c.lineFirm[i];
+    const ok = c.lineOffice[i];
+    const source = !firms.has(fk) || (ok >= 0 && !offices.has(ok)) ? `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}` : '';
+    let firm = firms.get(fk);
+    if (!firm) firms.set(fk, (firm = newGroup(strings[fk], source)));
+    record(firm, c, i);
+    if (ok < 0) {
+      firmOnlyLines++;
+      continue;
     }
+    let office = offices.get(ok);
+    if (!office) {
+      const [city, state, zip, ...street] = strings[c.lineAddress[i]].split('|');
+      offices.set(ok, (office = { ...newGroup(strings[ok], source), firm: strings[fk], address: { city, state, zip, street: street.join('|') } }));
+    }
+    record(office, c, i);
   }
   const officesOf = new Map<string, OfficeGroup[]>();
   for (const o of offices.values()) (officesOf.get(o.firm) ?? officesOf.set(o.firm, []).get(o.firm))?.push(o);
 
-  const firmDocs = [...firms.values()].map((g) => firmDoc(g, officesOf.get(g.key) ?? []));
-  const names = new Map(firmDocs.map((d, i) => [[...firms.keys()][i], String(d.broker_name)]));
-  const officeDocs = [...offices.values()].map((o) => officeDoc(o, names.get(o.firm) ?? displayName(o.names), officesOf.get(o.firm) ?? []));
-  return { firms: firmDocs, offices: officeDocs, sponsors, counts: { firmOnlyLines } };
+  const firmDocs = [...firms.values()].map((g) => firmDoc(g, officesOf.get(g.key) ?? [], strings));
+  const names = new Map([...firms.values()].map((g, i) => [g.key, String(firmDocs[i].broker_name)]));
+  const officeDocs = [...offices.values()].map((o) => officeDoc(o, names.get(o.firm) ?? displayName(o.names, strings), officesOf.get(o.firm) ?? []));
+  return { firmDocs, officeDocs, firmOnlyLines };
 }
 
-function firmDoc(g: Group, offices: OfficeGroup[]): Doc {
+/** What the companies need from the broker side, for a sponsor's filings of one plan year (their slots). */
+function sponsorBrokersOf(c: Collected, order: Int32Array, start: Int32Array): BrokerSide['sponsorBrokers'] {
+  const strings = c.strings.list;
+  const officeIds = new Map<number, string>();
+  const officeId = (ok: number) => officeIds.get(ok) ?? (officeIds.set(ok, stableId('office', strings[ok])).get(ok) as string);
+  const sponsorBrokers = (slots: readonly number[]): SponsorBrokers | undefined => {
+    let s: SponsorBrokers | undefined;
+    for (const slot of slots) {
+      if (start[slot] === start[slot + 1]) continue;
+      s ??= { officeIds: new Set(), byOffice: new Map(), byFirm: new Map() };
+      for (let k = start[slot]; k < start[slot + 1]; k++) {
+        const i = order[k];
+        const fk = strings[c.lineFirm[i]];
+        s.byFirm.set(fk, (s.byFirm.get(fk) ?? 0) + c.linePaid[i]);
+        if (c.lineOffice[i] < 0) continue;
+        const id = officeId(c.lineOffice[i]);
+        s.officeIds.add(id);
+        s.byOffice.set(id, (s.byOffice.get(id) ?? 0) + c.linePaid[i]);
+      }
+    }
+    return s;
+  };
+  return sponsorBrokers;
+}
+
+function firmDoc(g: Group, offices: OfficeGroup[], strings: readonly string[]): Doc {
   const { latest, growth } = figures(g);
   const hq = [...offices].sort((a, b) => (figures(b).latest.paid - figures(a).latest.paid))[0];
   return {
-    id: stableId('firm', g.key), broker_name: displayName(g.names), hq_city: hq ? titleCity(hq.address.city) : null, hq_state: hq?.address.state || null,
+    id: stableId('firm', g.key), broker_name: displayName(g.names, strings), hq_city: hq ? titleCity(hq.address.city) : null, hq_state: hq?.address.state || null,
     hq_dma: hq ? dmaOf(hq.address.city, hq.address.state) : null, brokerage_class: brokerageClass(offices), total_clients: latest.clients.size,
     total_offices: offices.length, total_commissions: latest.paid, total_premiums: latest.premiums, commission_growth: growth,
-    last_updated_at: latest.received || null, source_record: g.source,
+    last_updated_at: dayStr(latest.received) || null, source_record: g.source,
   };
 }
 
@@ -167,6 +198,6 @@ function officeDoc(o: OfficeGroup, firmName: string, siblings: OfficeGroup[]): D
     id: stableId('office', o.key), office_name: `${firmName} - ${place}`, broker_id: stableId('firm', o.firm), city: titleCity(o.address.city),
     state: o.address.state || null, zip: o.address.zip || null, dma: dmaOf(o.address.city, o.address.state), client_count: latest.clients.size,
     total_commissions: latest.paid, total_premiums: latest.premiums, broker_commission_growth_pct: growth, carriers: [...o.carriers],
-    employee_coverage: [...o.bands], industry_coverage: [...o.industries], last_updated_at: latest.received || null, source_record: o.source,
+    employee_coverage: [...o.bands], industry_coverage: [...o.industries], last_updated_at: dayStr(latest.received) || null, source_record: o.source,
   };
 }

@@ -7,77 +7,78 @@ import { naturalId } from '../transform.ts';
 import { companies } from '../../mappings/companies.ts';
 import type { Doc } from '../../mappings/types.ts';
 import { MONTHS } from '../../mappings/reference.ts';
-import type { Collected, Contract, Filing } from './collect.ts';
+import { BENEFITS, FLAG, STOP_LOSS_BIT, WELFARE_CODES, type Collected, type KeptFiling } from './collect.ts';
 import { dmaOf, industryOf, type SponsorBrokers } from './build-brokers.ts';
 import { foldText, normalizeName } from '../../mappings/normalize.ts';
 import { splitPersonName, stableId } from './resolve.ts';
-import { lateFiler, type YearFacts } from './signals.ts';
+import type { YearFacts } from './signals.ts';
 
-/** Form 5500 welfare characteristic codes → the project's benefit types. */
-export const WELFARE_CODES: Readonly<Record<string, string>> = {
-  '4A': 'Medical', '4B': 'Life', '4D': 'Dental', '4E': 'Vision', '4F': 'Short-Term Disability', '4H': 'Long-Term Disability',
-};
-/** Pension code 2J: a 401(k) feature. */
-const CODE_401K = '2J';
+export { WELFARE_CODES };
 
-const codes = (s: string): string[] => s.match(/[0-9][A-Z]/g) ?? [];
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** Self-Funded when a welfare plan is funded from general assets or a trust, or buys stop-loss; Fully Insured when insurance alone. */
-function fundingOf(filings: Filing[], contracts: Contract[]): string | null {
-  const welfare = filings.filter((f) => f.welfareCodes);
-  if (welfare.some((f) => f.funding.generalAssets || f.funding.trust) || contracts.some((k) => k.benefits.includes('Stop-Loss'))) return 'Self-Funded';
-  return welfare.some((f) => f.funding.insurance) ? 'Fully Insured' : null;
+function fundingOf(c: Collected, slots: readonly number[]): string | null {
+  const welfare = slots.filter((s) => c.flags[s] & FLAG.welfare);
+  if (welfare.some((s) => c.flags[s] & (FLAG.generalAssets | FLAG.trust)) || slots.some((s) => c.contractBenefits[s] & STOP_LOSS_BIT)) return 'Self-Funded';
+  return welfare.some((s) => c.flags[s] & FLAG.insurance) ? 'Fully Insured' : null;
 }
 
-/** The facts of one sponsor in one plan year, all its plans combined. */
-export function yearFacts(c: Collected, filings: Filing[], brokers: SponsorBrokers | undefined): YearFacts {
-  const contracts = filings.flatMap((f) => c.contracts.get(f.ack) ?? []);
-  const biggest = [...contracts].sort((a, b) => b.persons - a.persons)[0];
+/** The facts of one sponsor in one plan year (its filings' slots, in slot order), all its plans combined. */
+export function yearFacts(c: Collected, slots: readonly number[], brokers: SponsorBrokers | undefined): YearFacts {
+  let biggest = -1;
+  for (const s of slots) if (c.maxPersons[s] > (biggest < 0 ? -1 : c.maxPersons[biggest])) biggest = s;
   const primaryFirm = brokers ? [...brokers.byFirm].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null : null;
   const primaryOffice = brokers ? [...brokers.byOffice].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null : null;
   const carriers = new Map<string, string>();
-  for (const k of contracts) if (k.carrier) carriers.set(normalizeName(k.carrier), k.carrier);
-  const benefits = new Set<string>();
-  for (const f of filings) for (const code of codes(f.welfareCodes)) if (WELFARE_CODES[code]) benefits.add(WELFARE_CODES[code]);
-  for (const k of contracts) for (const b of k.benefits) benefits.add(b);
-  const actives = filings.map((f) => f.active).filter((n): n is number => n !== null);
+  for (const s of slots) for (const id of c.carriersOf(s)) carriers.set(normalizeName(c.strings.list[id]), c.strings.list[id]);
+  let codeBits = 0;
+  let contractBits = 0;
+  for (const s of slots) {
+    codeBits |= c.codeBenefits[s];
+    contractBits |= c.contractBenefits[s];
+  }
+  const benefits = new Set([...BENEFITS.filter((_, i) => codeBits & (1 << i)), ...BENEFITS.filter((_, i) => contractBits & (1 << i))]);
+  const actives = slots.map((s) => c.active[s]).filter((n) => !Number.isNaN(n));
   return {
     participants: actives.length ? sum(actives) : null,
     employees: actives.length ? Math.max(...actives) : null,
-    premiums: sum(contracts.map((k) => k.premium)),
-    commissions: sum(contracts.map((k) => k.commissions)),
+    premiums: sum(slots.map((s) => c.premium[s])),
+    commissions: sum(slots.map((s) => c.commissions[s])),
     carriers,
     benefits: [...benefits],
-    funding: fundingOf(filings, contracts),
-    renewalFrom: biggest?.policyFrom || null,
+    funding: fundingOf(c, slots),
+    renewalFrom: biggest < 0 ? null : c.strings.list[c.renewal[biggest]] || null,
     primaryFirm,
     primaryOffice,
     officeIds: brokers ? [...brokers.officeIds] : [],
-    initial: filings.some((f) => f.initial),
-    late: filings.some(lateFiler),
+    initial: slots.some((s) => c.flags[s] & FLAG.initial),
+    late: slots.some((s) => c.flags[s] & FLAG.late),
   };
 }
 
 /** The filing a sponsor's name and address come from: the latest received of its latest year. */
-export function namingFiling(filings: Filing[]): Filing {
+export function namingFiling(filings: KeptFiling[]): KeptFiling {
   return filings.reduce((a, b) => (b.received > a.received || (b.received === a.received && b.ack > a.ack) ? b : a));
 }
 
 /** The main plan: the welfare plan with the most participants, else the plan with the most. */
-function mainPlan(filings: Filing[]): Filing {
-  const welfare = filings.filter((f) => f.welfareCodes);
+function mainPlan(filings: KeptFiling[]): KeptFiling {
+  const welfare = filings.filter((f) => f.welfare);
   return (welfare.length ? welfare : filings).reduce((a, b) => ((b.active ?? 0) > (a.active ?? 0) ? b : a));
 }
 
-export function companyDoc(ein: string, filings: Filing[], facts: YearFacts, prior: YearFacts | null, signals: string[]): Doc {
+/** A sponsor's company id (from its EIN, as the plain ingest derives it). */
+export const companyIdOf = (ein: string): string => String(naturalId(companies, { ein }));
+
+export function companyDoc(ein: string, filings: KeptFiling[], facts: YearFacts, prior: YearFacts | null, signals: string[]): Doc {
   const named = namingFiling(filings);
   const year = named.year;
   const growth = prior?.participants && facts.participants !== null ? Math.round(((facts.participants - prior.participants) / prior.participants) * 10000) / 100 : null;
-  const assets401k = filings.filter((f) => codes(f.pensionCodes).includes(CODE_401K) && f.netAssets !== null).map((f) => f.netAssets as number);
+  const assets401k = filings.filter((f) => f.k401 && f.netAssets !== null).map((f) => f.netAssets as number);
   const renewal = facts.renewalFrom ? MONTHS[Number(facts.renewalFrom.slice(5, 7)) - 1] ?? null : null;
   return {
-    id: naturalId(companies, { ein }), company_name: named.sponsorName, ein, company_industry: industryOf(named.businessCode),
+    id: companyIdOf(ein), company_name: named.sponsorName, ein, company_industry: industryOf(named.businessCode),
     city: named.city || null, state: named.state || null, zip: named.zip ? named.zip.slice(0, 5) : null, dma: dmaOf(named.city, named.state),
     phone_number: named.phone || null, plan_name: mainPlan(filings).planName || null,
     form_type: filings.some((f) => f.dataset === 'F_5500') ? '5500' : '5500-SF', filing_year: year,
@@ -92,7 +93,7 @@ export function companyDoc(ein: string, filings: Filing[], facts: YearFacts, pri
 }
 
 /** Roles of the names on a filing, in order of precedence (a name keeps its first role). */
-function namesOf(f: Filing): [name: string, role: string, phone: string][] {
+function namesOf(f: KeptFiling): [name: string, role: string, phone: string][] {
   return [
     ...f.adminSigners.map((n) => [n, 'Plan Administrator', f.adminPhone || f.phone] as [string, string, string]),
     ...(f.adminName ? [[f.adminName, 'Plan Administrator', f.adminPhone || f.phone] as [string, string, string]] : []),
@@ -101,7 +102,7 @@ function namesOf(f: Filing): [name: string, role: string, phone: string][] {
 }
 
 /** One contact per distinct person name on the sponsor's latest filings; organisations are left out. */
-export function contactDocs(ein: string, companyId: string, filings: Filing[]): Doc[] {
+export function contactDocs(ein: string, companyId: string, filings: KeptFiling[]): Doc[] {
   const out = new Map<string, Doc>();
   for (const f of [...filings].sort((a, b) => (a.received < b.received ? 1 : -1))) {
     for (const [raw, role, phone] of namesOf(f)) {

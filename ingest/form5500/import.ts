@@ -10,10 +10,11 @@ import type { Config } from '../../core/config.ts';
 import { ENTITY_NAMES, entity } from '../../mappings/index.ts';
 import type { Doc, EntityName } from '../../mappings/types.ts';
 import { ErrorReport } from '../error-report.ts';
+import { heapGuard } from '../memory.ts';
 import { EXIT, LoadAborted, type LoadSummary } from '../load.ts';
 import { namespaceFor, runLoad, withClient, type LoadFlags } from '../run.ts';
 import type { RawRow } from '../transform.ts';
-import { buildAll, type Built } from './build.ts';
+import { buildAll, type Built, type BuiltRows } from './build.ts';
 import { ADD, emptyCollected, type Collected } from './collect.ts';
 import { DATASETS } from './datasets.ts';
 import { findDatasetFiles, readDataset, type DamagedRow, type DatasetFile } from './read.ts';
@@ -46,13 +47,22 @@ export interface ImportSummary {
   buildMs: number;
 }
 
-/** Batches of raw rows for the load step, from built documents. */
-async function* rowsOf(docs: Doc[], batch = 500): AsyncGenerator<RawRow[]> {
-  for (let i = 0; i < docs.length; i += batch) yield docs.slice(i, i + batch).map((values, k) => ({ row: i + k + 1, line: 0, values }));
+/** Batches of raw rows for the load step, from built documents as they are produced. */
+async function* rowsOf(docs: Iterable<Doc>, batch = 500): AsyncGenerator<RawRow[]> {
+  let out: RawRow[] = [];
+  let row = 0;
+  for (const values of docs) {
+    out.push({ row: ++row, line: 0, values });
+    if (out.length === batch) {
+      yield out;
+      out = [];
+    }
+  }
+  if (out.length) yield out;
 }
 
 /** Reads the files in dataset order (filings before their schedules), into the collected state. */
-async function readAll(files: DatasetFile[], c: Collected, onDamaged: (d: DamagedRow) => void, log: (line: string) => void): Promise<FileSummary[]> {
+async function readAll(files: DatasetFile[], c: Collected, onDamaged: (d: DamagedRow) => void, log: (line: string) => void, keepMemoryFlat: () => void): Promise<FileSummary[]> {
   const order = [...files].sort((a, b) => DATASETS.indexOf(a.dataset) - DATASETS.indexOf(b.dataset) || a.year - b.year);
   const out: FileSummary[] = [];
   for (const file of order) {
@@ -61,6 +71,7 @@ async function readAll(files: DatasetFile[], c: Collected, onDamaged: (d: Damage
     let damaged = 0;
     const add = ADD[file.dataset];
     for await (const batch of readDataset(file, (d) => (damaged++, onDamaged(d)))) {
+      keepMemoryFlat();
       for (const r of batch) add(c, file.dataset, file.year, r.facts);
       rows += batch.length;
     }
@@ -98,33 +109,56 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
   const prefix = resolve(flags.errors ?? 'form5500-import');
   const damaged = damagedWriter(`${prefix}.damaged.csv`);
   const c = emptyCollected();
-  const readStart = Date.now();
-  const files = await readAll(found.files, c, damaged.add, log);
-  const damagedReport = await damaged.close();
-  const readMs = Date.now() - readStart;
-  const buildStart = Date.now();
-  const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10));
-  const buildMs = Date.now() - buildStart;
-  log(`resolved ${c.plans.size.toLocaleString('en-US')} plans of ${built.counts.sponsors.toLocaleString('en-US')} sponsors (${c.counts.superseded} superseded by a later filing, ${c.counts.dfe} DFE filings skipped): ${ENTITY_NAMES.map((n) => `${built[n].length.toLocaleString('en-US')} ${n}`).join(', ')}`);
-  const loads = await withClient(config, flags, async (es) => {
-    const out: (LoadSummary & { report: string | null })[] = [];
-    for (const name of ENTITY_NAMES) out.push(await loadOne(config, es, flags, name, built[name], prefix));
-    return out;
-  });
-  return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs };
+  try {
+    const readStart = Date.now();
+    // Rows are garbage as soon as they are added: a full collection when the heap passes its
+    // ceiling keeps RSS near the live set's size (ingest/memory.ts), as the load itself does.
+    // The live heap stays under 50 MB at a full year (the rest is in typed arrays and on disk),
+    // so the ceiling is half the load's default.
+    const keepMemoryFlat = heapGuard({ debug: config.debugGc, ceilingMb: HEAP_CEILING_MB });
+    const files = await readAll(found.files, c, damaged.add, log, keepMemoryFlat);
+    c.endReading();
+    const damagedReport = await damaged.close();
+    const readMs = Date.now() - readStart;
+    const buildStart = Date.now();
+    const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10), keepMemoryFlat);
+    const buildMs = Date.now() - buildStart;
+    const n = (x: number) => x.toLocaleString('en-US');
+    log(`resolved ${n(c.n)} plans of ${n(built.counts.sponsors)} sponsors (${c.counts.superseded} superseded by a later filing, ${c.counts.dfe} DFE filings skipped): ${n(built.counts.brokers)} brokers, ${n(built.counts.offices)} broker-offices, ${n(built.counts.sponsors)} companies; contacts as they load`);
+    const loads = await withClient(config, flags, async (es) => {
+      const out: (LoadSummary & { report: string | null })[] = [];
+      for (const name of ENTITY_NAMES) out.push(await loadOne(config, es, flags, name, built[name], prefix));
+      return out;
+    });
+    return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs };
+  } finally {
+    c.close();
+  }
 }
 
-async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags: ImportFlags, name: EntityName, docs: Doc[], prefix: string) {
+/** Heap ceiling of the import's reading, resolving and loads (ingest/memory.ts). */
+const HEAP_CEILING_MB = 64;
+/**
+ * Parents cached by the import's loads. Contacts come sponsor by sponsor (a company's together),
+ * so a small cache hits as often as the plain ingest's 100,000 documents, which held over 100 MB
+ * while personnel loaded (bench:form5500 at scale 0.2: RSS 193 → 320 MB); offices miss more
+ * (a few thousand firms, in no order) at one _mget per batch.
+ */
+const PARENT_CACHE_ENTRIES = 2_000;
+
+async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags: ImportFlags, name: EntityName, built: BuiltRows, prefix: string) {
   const report = new ErrorReport(`${prefix}.${name}.errors.csv`);
   await report.reset();
   return runLoad(config, es, flags, {
     def: entity(name),
     namespace: namespaceFor(config, flags.sandbox),
-    records: rowsOf(docs),
-    sourceLabel: `form5500 import (${docs.length} ${name})`,
+    records: rowsOf(built.rows()),
+    sourceLabel: `form5500 import (${built.count === null ? '' : `${built.count} `}${name})`,
     report,
     allowEmpty: true,
     progressLabel: `import form5500 ${name}`,
-    fraction: (rows) => (docs.length ? rows / docs.length : 1),
+    fraction: (rows) => (built.count === null ? built.done() : built.count ? rows / built.count : 1),
+    heapCeilingMb: HEAP_CEILING_MB,
+    parentCacheEntries: PARENT_CACHE_ENTRIES,
   });
 }

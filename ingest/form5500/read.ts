@@ -1,7 +1,8 @@
 /**
  * Reading the DOL datasets: from zips, directories of extracted CSVs or single CSV files,
  * streaming, with columns found by header name. Each row comes out as its facts (the names of
- * datasets.ts), decoded field by field (decode.ts); a damaged row is reported with its file and
+ * datasets.ts), decoded field by field (UTF-8, else Windows-1252: the CSV parser's `bytes`
+ * option); a damaged row is reported with its file and
  * line and never silently dropped.
  */
 import { createReadStream } from 'node:fs';
@@ -9,7 +10,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { columnsOf, datasetOf, type Dataset } from './datasets.ts';
-import { decodeField, RecordReader, type DamagedRecord, type LineRecord } from './decode.ts';
+import { CsvParser, type CsvRecord } from '../csv-parse.ts';
 import { listZip, openEntry } from './zip.ts';
 
 /** One dataset file found in the inputs. */
@@ -86,11 +87,10 @@ function factIndex(dataset: Dataset, header: readonly string[]): [fact: string, 
 export async function* readDataset(file: DatasetFile, onDamaged: (d: DamagedRow) => void, onBytes?: (n: number) => void): AsyncGenerator<FactRow[]> {
   const stream = await file.open();
   stream.setEncoding('latin1');
-  const reader = new RecordReader();
+  const parser = new CsvParser({ bytes: true, onDamaged: (d) => onDamaged({ file: file.label, ...d }) });
   let index: [string, number][] | null = null;
   let width = 0;
-  const toRows = (records: LineRecord[], bad: DamagedRecord[]): FactRow[] => {
-    for (const b of bad) onDamaged({ file: file.label, line: b.line, issue: b.issue });
+  const toRows = (records: CsvRecord[]): FactRow[] => {
     const rows: FactRow[] = [];
     for (const r of records) {
       if (!index) {
@@ -103,20 +103,14 @@ export async function* readDataset(file: DatasetFile, onDamaged: (d: DamagedRow)
         continue;
       }
       const facts: Facts = {};
-      for (const [fact, i] of index) facts[fact] = i < 0 ? '' : decodeField(r.values[i].trim());
+      for (const [fact, i] of index) facts[fact] = i < 0 ? '' : r.values[i].trim();
       rows.push({ line: r.line, facts });
     }
     return rows;
   };
   for await (const chunk of stream) {
     onBytes?.((chunk as string).length);
-    const records: LineRecord[] = [];
-    const bad: DamagedRecord[] = [];
-    reader.push(chunk as string, records, bad);
-    yield toRows(records, bad);
+    yield toRows(parser.push(chunk as string));
   }
-  const records: LineRecord[] = [];
-  const bad: DamagedRecord[] = [];
-  reader.end(records, bad);
-  yield toRows(records, bad);
+  yield toRows(parser.end());
 }

@@ -101,24 +101,35 @@ export function percentile(sorted: number[], p: number, min: number): number | n
 /** Minimum peers for a threshold. */
 export const MIN_PEERS = 10;
 
-/** Peer thresholds per industry group label (subsector and sector paths), from every sponsor's latest-year figures. */
-export function peerThresholds(rows: { path: readonly string[]; cost: number | null; growth: number | null }[]): (path: readonly string[]) => Peers {
-  const cost = new Map<string, number[]>();
-  const growth = new Map<string, number[]>();
-  const add = (m: Map<string, number[]>, k: string, v: number) => (m.get(k) ?? m.set(k, []).get(k))?.push(v);
-  for (const r of rows) {
-    for (const level of r.path.slice(0, 2)) {
-      if (r.cost !== null) add(cost, level, r.cost);
-      if (r.growth !== null) add(growth, level, r.growth);
+/** Peer figures per industry group label (subsector and sector), added sponsor by sponsor; `thresholds` once all are in. */
+export class PeerFigures {
+  private cost = new Map<string, number[]>();
+  private growth = new Map<string, number[]>();
+  add(path: readonly string[], cost: number | null, growth: number | null): void {
+    const push = (m: Map<string, number[]>, k: string, v: number) => (m.get(k) ?? m.set(k, []).get(k))?.push(v);
+    for (const level of path.slice(0, 2)) {
+      if (cost !== null) push(this.cost, level, cost);
+      if (growth !== null) push(this.growth, level, growth);
     }
   }
-  for (const m of [cost, growth]) for (const v of m.values()) v.sort((a, b) => a - b);
-  const at = (m: Map<string, number[]>, path: readonly string[], p: number) => {
-    for (const level of [path[1], path[0]]) {
-      const v = level ? percentile(m.get(level) ?? [], p, MIN_PEERS) : null;
-      if (v !== null) return v;
-    }
-    return null;
-  };
-  return (path) => ({ costP90: at(cost, path, 0.9), growthMedian: at(growth, path, 0.5) });
+  /** Thresholds of a sponsor's industry path: its subsector's, else its sector's. */
+  thresholds(): (path: readonly string[]) => Peers {
+    const [cost, growth] = [this.cost, this.growth];
+    for (const m of [cost, growth]) for (const v of m.values()) v.sort((a, b) => a - b);
+    const at = (m: Map<string, number[]>, path: readonly string[], p: number) => {
+      for (const level of [path[1], path[0]]) {
+        const v = level ? percentile(m.get(level) ?? [], p, MIN_PEERS) : null;
+        if (v !== null) return v;
+      }
+      return null;
+    };
+    return (path) => ({ costP90: at(cost, path, 0.9), growthMedian: at(growth, path, 0.5) });
+  }
+}
+
+/** Peer thresholds per industry group label (subsector and sector paths), from every sponsor's latest-year figures. */
+export function peerThresholds(rows: { path: readonly string[]; cost: number | null; growth: number | null }[]): (path: readonly string[]) => Peers {
+  const peers = new PeerFigures();
+  for (const r of rows) peers.add(r.path, r.cost, r.growth);
+  return peers.thresholds();
 }

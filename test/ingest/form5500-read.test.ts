@@ -1,5 +1,6 @@
 /**
- * Reading the DOL datasets: zips (stored by our writer, read back), header-driven columns of an
+ * Reading the DOL datasets: zips (stored by our writer, read back; ZIP64 archives written by
+ * Info-ZIP and by hand to the letter of APPNOTE 4.5.3), header-driven columns of an
  * older year, UTF-8 then Windows-1252 decoding per field, damaged rows reported with file and
  * line, files that are not datasets skipped; and the DOL-layout generator writing each year's
  * exact column order.
@@ -8,11 +9,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { datasetOf, layoutOf } from '../../ingest/form5500/datasets.ts';
-import { decodeField, RecordReader, type DamagedRecord, type LineRecord } from '../../ingest/form5500/decode.ts';
+import { CsvParser, CsvSyntaxError, decodeField, type CsvRecord } from '../../ingest/csv-parse.ts';
 import { findDatasetFiles, readDataset, type DamagedRow, type FactRow } from '../../ingest/form5500/read.ts';
 import { listZip, openEntry, writeZip } from '../../ingest/form5500/zip.ts';
+import { crc32 } from 'node:zlib';
 import { generateForm5500 } from '../../ingest/form5500/generate/index.ts';
 
 let dir = '';
@@ -46,15 +49,35 @@ test('a field is UTF-8 when valid, else Windows-1252; ASCII is untouched', () =>
   assert.is(decodeField('PLAIN'), 'PLAIN');
 });
 
-test('the record reader reports damaged records with their line and goes on', () => {
-  const r = new RecordReader();
-  const out: LineRecord[] = [];
-  const bad: DamagedRecord[] = [];
-  r.push('\u00ef\u00bb\u00bfA,B\r\n1,"x""y"\r\n2,"bad"z\r\n\r\n3,"multi\nline"\n4,', out, bad);
-  r.push('end\n', out, bad);
-  r.end(out, bad);
+test('the CSV parser on bytes reports damaged records with their line and goes on', () => {
+  const bad: { line: number; issue: string }[] = [];
+  const r = new CsvParser({ bytes: true, onDamaged: (d) => bad.push(d) });
+  const out: CsvRecord[] = [];
+  out.push(...r.push('\u00ef\u00bb\u00bfA,B\r\n1,"x""y"\r\n2,"bad"z\r\n\r\n3,"multi\nline"\n4,'));
+  out.push(...r.push('end\n5,"never closed\n'));
+  out.push(...r.end());
   assert.equal(out.map((o) => [o.line, o.values]), [[1, ['A', 'B']], [2, ['1', 'x"y']], [5, ['3', 'multi\nline']], [7, ['4', 'end']]]);
-  assert.equal(bad.map((b) => b.line), [3]);
+  assert.equal(bad.map((b) => b.line), [3, 8]);
+  assert.match(bad[1].issue, /unterminated/);
+  assert.throws(() => new CsvParser().push('1,"bad"z\n'), (e: unknown) => e instanceof CsvSyntaxError && e.line === 1, 'without onDamaged a damaged record still stops the parse');
+});
+
+test('the CSV parser on bytes decodes each field as UTF-8, else Windows-1252, whatever the chunking', () => {
+  const bytes = Buffer.concat([Buffer.from('N,"Q"\r\nCAF\u00c9 PE\u00d1A,"', 'utf8'), Buffer.from([0x93, 0x41, 0x94, 0x2c, 0x42]), Buffer.from('"\r\n', 'latin1')]);
+  const text = bytes.toString('latin1');
+  for (let cut = 0; cut <= text.length; cut++) {
+    const p = new CsvParser({ bytes: true });
+    const out = [...p.push(text.slice(0, cut)), ...p.push(text.slice(cut)), ...p.end()];
+    assert.equal(out.map((o) => o.values), [['N', 'Q'], ['CAF\u00c9 PE\u00d1A', '\u201cA\u201d,B']], `cut at ${cut}`);
+  }
+});
+
+test('a quoted field open for more than maxRecordLines lines is a stray quote: reported, and the lines after it are read', () => {
+  const bad: { line: number; issue: string }[] = [];
+  const p = new CsvParser({ bytes: true, onDamaged: (d) => bad.push(d), maxRecordLines: 3 });
+  const out = [...p.push('A,B\n1,"stray\n2,x\n3,y\n4,z\n'), ...p.end()];
+  assert.equal(bad.map((b) => b.line), [2]);
+  assert.equal(out.map((o) => [o.line, o.values]), [[1, ['A', 'B']], [5, ['4', 'z']]]);
 });
 
 test('zip entries are listed and streamed back (deflate, data descriptors)', async () => {
@@ -66,6 +89,111 @@ test('zip entries are listed and streamed back (deflate, data descriptors)', asy
   let text = '';
   for await (const c of await openEntry(path, entries[1])) text += (c as Buffer).toString('latin1');
   assert.is(text, big);
+});
+
+/**
+ * A ZIP64 archive of stored entries as APPNOTE 4.5.3 lays it out, every size, offset and count
+ * in its 64-bit field (the 32-bit ones hold 0xFFFFFFFF / 0xFFFF): local headers with a ZIP64
+ * extra field, central headers with one for size, compressed size and offset, the ZIP64 end
+ * record, its locator and the end record. `lead` bytes come first, so no offset is 0.
+ */
+function zip64Of(entries: { name: string; data: Buffer }[], lead = 17): Buffer {
+  const parts: Buffer[] = [Buffer.alloc(lead, 0x20)];
+  let pos = lead;
+  const central: Buffer[] = [];
+  const u64 = (b: Buffer, v: number, at: number) => b.writeBigUInt64LE(BigInt(v), at);
+  for (const e of entries) {
+    const name = Buffer.from(e.name, 'utf8');
+    const crc = crc32(e.data) >>> 0;
+    const local = Buffer.alloc(30 + name.length + 20);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(45, 4);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(0xffffffff, 18);
+    local.writeUInt32LE(0xffffffff, 22);
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(20, 28);
+    name.copy(local, 30);
+    local.writeUInt16LE(1, 30 + name.length);
+    local.writeUInt16LE(16, 32 + name.length);
+    u64(local, e.data.length, 34 + name.length);
+    u64(local, e.data.length, 42 + name.length);
+    const c = Buffer.alloc(46 + name.length + 28);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE(45, 4);
+    c.writeUInt16LE(45, 6);
+    c.writeUInt32LE(crc, 16);
+    c.writeUInt32LE(0xffffffff, 20);
+    c.writeUInt32LE(0xffffffff, 24);
+    c.writeUInt16LE(name.length, 28);
+    c.writeUInt16LE(28, 30);
+    c.writeUInt32LE(0xffffffff, 42);
+    name.copy(c, 46);
+    c.writeUInt16LE(1, 46 + name.length);
+    c.writeUInt16LE(24, 48 + name.length);
+    u64(c, e.data.length, 50 + name.length);
+    u64(c, e.data.length, 58 + name.length);
+    u64(c, pos, 66 + name.length);
+    central.push(c);
+    parts.push(local, e.data);
+    pos += local.length + e.data.length;
+  }
+  const dir = Buffer.concat(central);
+  const end64 = Buffer.alloc(56);
+  end64.writeUInt32LE(0x06064b50, 0);
+  u64(end64, 44, 4);
+  end64.writeUInt16LE(45, 12);
+  end64.writeUInt16LE(45, 14);
+  u64(end64, entries.length, 24);
+  u64(end64, entries.length, 32);
+  u64(end64, dir.length, 40);
+  u64(end64, pos, 48);
+  const locator = Buffer.alloc(20);
+  locator.writeUInt32LE(0x07064b50, 0);
+  u64(locator, pos + dir.length, 8);
+  locator.writeUInt32LE(1, 16);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(0xffff, 8);
+  end.writeUInt16LE(0xffff, 10);
+  end.writeUInt32LE(0xffffffff, 12);
+  end.writeUInt32LE(0xffffffff, 16);
+  return Buffer.concat([...parts, dir, end64, locator, end]);
+}
+
+test('a ZIP64 archive (64-bit sizes, offsets and counts only) reads through the import path as its CSVs do', async () => {
+  const cols = layoutOf('F_SCH_A_PART1', 2023);
+  const line = (i: number) => cols.map((c) => (c === 'ACK_ID' ? `2024050100000${i}P04` : c === 'FORM_ID' ? '1' : c === 'INS_BROKER_NAME' ? `BROKER ${i}, INC` : c === 'INS_BROKER_COMM_PD_AMT' ? String(100 * i) : '')).map((v) => (v.includes(',') ? `"${v}"` : v)).join(',');
+  const part1 = Buffer.from(`${cols.join(',')}\r\n${[1, 2, 3].map(line).join('\r\n')}\r\n`, 'latin1');
+  const schA = Buffer.from(`${layoutOf('F_SCH_A', 2023).join(',')}\r\n`, 'latin1');
+  await mkdir(join(dir, 'z64'));
+  await writeFile(join(dir, 'z64', 'F_SCH_A_2023_Latest.zip'), zip64Of([{ name: 'f_sch_a_2023_latest.csv', data: schA }, { name: 'F_SCH_A_PART1_2023_Latest.csv', data: part1 }]));
+  await mkdir(join(dir, 'csv64'));
+  await writeFile(join(dir, 'csv64', 'F_SCH_A_PART1_2023_Latest.csv'), part1);
+  const entries = await listZip(join(dir, 'z64', 'F_SCH_A_2023_Latest.zip'));
+  assert.equal(entries.map((e) => [e.name, e.size, e.compressedSize, e.offset]), [['f_sch_a_2023_latest.csv', schA.length, schA.length, 17], ['F_SCH_A_PART1_2023_Latest.csv', part1.length, part1.length, 17 + 30 + 23 + 20 + schA.length]]);
+  const fromZip = await rowsOf(join(dir, 'z64'));
+  const fromCsv = await rowsOf(join(dir, 'csv64'));
+  assert.is(fromZip.damaged.length, 0);
+  assert.equal(fromZip.rows.map((r) => [r.facts.ack, r.facts.name, r.facts.commissions]), [['20240501000001P04', 'BROKER 1, INC', '100'], ['20240501000002P04', 'BROKER 2, INC', '200'], ['20240501000003P04', 'BROKER 3, INC', '300']]);
+  assert.equal(fromZip.rows, fromCsv.rows);
+});
+
+test('a ZIP64 archive written by Info-ZIP (zip -fz: a stored and a deflated entry) reads through the import path', async () => {
+  // test/fixtures/form5500/zip64-infozip.zip: `zip -X -fz -0` F_SCH_A_2023_Latest.csv (75 rows), then
+  // `zip -X -fz -9` F_SCH_A_PART1_2023_Latest.csv (74 rows), both from `bintel generate --layout form5500 --scale 0.0002`.
+  const fixture = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'form5500', 'zip64-infozip.zip');
+  const found = await findDatasetFiles([fixture]);
+  assert.equal(found.files.map((f) => [f.dataset, f.year]), [['F_SCH_A', 2023], ['F_SCH_A_PART1', 2023]]);
+  for (const [file, rows, commissions] of [[found.files[0], 75, 9337803], [found.files[1], 74, 8719246]] as const) {
+    const got: FactRow[] = [];
+    const damaged: DamagedRow[] = [];
+    for await (const batch of readDataset(file, (d) => damaged.push(d))) got.push(...batch);
+    assert.is(damaged.length, 0, file.label);
+    assert.is(got.length, rows, file.label);
+    assert.is(got.reduce((n, r) => n + Number(r.facts.commissions || 0), 0), commissions, file.label);
+    assert.is(got[0].facts.ack, '20240501000000P040000000000000', file.label);
+  }
 });
 
 test('columns are read by header: an older year lacks a column (blank), damaged rows are named with file and line', async () => {
