@@ -1,6 +1,6 @@
 /**
  * The lean search path of the list endpoint: one keep-alive undici pool that POSTs a search
- * body and parses the answer. The list call is the API's hot path, and the general client
+ * body (or an `_mget` of ids, for detail reads) and parses the answer. The list call is the API's hot path, and the general client
  * (adapters/es.ts) spends CPU there on request building, events and response handling that
  * the list does not need (bench:ab measured the API's CPU per list call down 6-14% with this
  * path). Everything else (ingest, admin, lookups) keeps the general client.
@@ -15,7 +15,17 @@ import { fromAnswer } from './es-errors.ts';
 
 export interface EsSearch {
   search<T>(index: string, body: Record<string, unknown>): Promise<estypes.SearchResponse<T>>;
+  /** Documents by id (`_mget`): found ones with their source, the rest `found: false`. */
+  mget<T>(index: string, ids: readonly string[]): Promise<{ docs: MgetDoc<T>[] }>;
   close(): Promise<void>;
+}
+
+/** One document of an `_mget` answer, as far as the reads use it. */
+export interface MgetDoc<T> {
+  _id: string;
+  _index: string;
+  found?: boolean;
+  _source?: T;
 }
 
 /** Waits before asking again a node that answered 429 (too many requests); then the call is 503. */
@@ -46,9 +56,9 @@ export function createEsSearch(esUrl: string | readonly string[], opts: { reques
   });
   let next = 0;
 
-  async function once<T>(node: Node, index: string, body: string): Promise<estypes.SearchResponse<T>> {
+  async function once<T>(node: Node, index: string, body: string, endpoint: string): Promise<T> {
     for (let busy = 0; ; busy++) {
-      const res = await node.pool.request({ method: 'POST', path: `${node.base}/${encodeURIComponent(index)}/_search`, headers: node.headers, body });
+      const res = await node.pool.request({ method: 'POST', path: `${node.base}/${encodeURIComponent(index)}/${endpoint}`, headers: node.headers, body });
       const text = await res.body.text();
       // 429: the node's search queue is full. Back off and ask again (BUSY_BACKOFF_MS), then give up: 503.
       if (res.statusCode === 429 && busy < BUSY_BACKOFF_MS.length) {
@@ -56,28 +66,32 @@ export function createEsSearch(esUrl: string | readonly string[], opts: { reques
         continue;
       }
       if (res.statusCode >= 300) throw answerError(res.statusCode, text, index);
-      return JSON.parse(text) as estypes.SearchResponse<T>;
+      return JSON.parse(text) as T;
+    }
+  }
+
+  /** One request to the next node (round-robin), retried as the module comment says. */
+  async function send<T>(index: string, body: Record<string, unknown>, endpoint: string): Promise<T> {
+    const json = JSON.stringify(body);
+    const first = next;
+    next = (next + 1) % nodes.length;
+    for (let attempt = 0; ; attempt++) {
+      const node = nodes[(first + attempt) % nodes.length];
+      try {
+        return await once<T>(node, index, json, endpoint);
+      } catch (err) {
+        if (!isNetworkError(err)) throw err; // an adapter error from the answer, or a bug
+        // A closed keep-alive socket is retried on the same pool; another node is tried once when there is one.
+        const again = attempt === 0 && (RETRYABLE.has(err.code ?? '') || nodes.length > 1);
+        if (again) continue;
+        throw new ServiceUnavailableError({ service: 'elasticsearch', detail: `${node.origin}: ${err.message}`, cause: err });
+      }
     }
   }
 
   return {
-    async search<T>(index: string, body: Record<string, unknown>) {
-      const json = JSON.stringify(body);
-      const first = next;
-      next = (next + 1) % nodes.length;
-      for (let attempt = 0; ; attempt++) {
-        const node = nodes[(first + attempt) % nodes.length];
-        try {
-          return await once<T>(node, index, json);
-        } catch (err) {
-          if (!isNetworkError(err)) throw err; // an adapter error from the answer, or a bug
-          // A closed keep-alive socket is retried on the same pool; another node is tried once when there is one.
-          const again = attempt === 0 && (RETRYABLE.has(err.code ?? '') || nodes.length > 1);
-          if (again) continue;
-          throw new ServiceUnavailableError({ service: 'elasticsearch', detail: `${node.origin}: ${err.message}`, cause: err });
-        }
-      }
-    },
+    search: <T>(index: string, body: Record<string, unknown>) => send<estypes.SearchResponse<T>>(index, body, '_search'),
+    mget: <T>(index: string, ids: readonly string[]) => send<{ docs: MgetDoc<T>[] }>(index, { ids }, '_mget'),
     close: () => Promise.all(nodes.map((n) => n.pool.close())).then(() => undefined),
   };
 }

@@ -9,6 +9,7 @@
  * `exec()` of the Pipeline that `multi()` and `pipeline()` return; bench/redis-errors.ts
  * measured both within noise of the raw client (about 1 µs per request at most).
  */
+import { createHash } from 'node:crypto';
 import { Cluster, Redis, ReplyError, type Command } from 'ioredis';
 import type { Config } from '../config.ts';
 import { RejectedError, ServiceUnavailableError, isAdapterError } from '../errors.ts';
@@ -215,5 +216,26 @@ export async function redisAnswers(url: string): Promise<boolean> {
     return false;
   } finally {
     r.disconnect();
+  }
+}
+
+/** SHA-1 of each script text run by runScript. */
+const scriptShas = new Map<string, string>();
+
+/**
+ * Runs a Lua script by its SHA (EVALSHA), with any number of keys; a server that does not hold
+ * it yet (NOSCRIPT: first call, a restart, SCRIPT FLUSH) gets it by EVAL, which also caches it.
+ * EVAL on every call would send the whole script each time: for the job layer's accept script
+ * that was the largest string the API wrote per request. (A `defineCommand` script with a
+ * variable key count broke ioredis's auto-pipelining when many calls met NOSCRIPT at once.)
+ */
+export async function runScript(redis: RedisClient, lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  let sha = scriptShas.get(lua);
+  if (!sha) scriptShas.set(lua, (sha = createHash('sha1').update(lua).digest('hex')));
+  try {
+    return await redis.evalsha(sha, keys.length, ...keys, ...args);
+  } catch (err) {
+    if (!(err instanceof RejectedError && err.type === 'NOSCRIPT')) throw err;
+    return redis.eval(lua, keys.length, ...keys, ...args);
   }
 }

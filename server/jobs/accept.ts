@@ -16,6 +16,7 @@ import { ApiError } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
 import { budgetExhausted } from '../read/charge.ts';
 import { DEBIT_LUA } from '../services/credits.ts';
+import { runScript } from '../../core/adapters/redis.ts';
 import { CLAIMED, CLAIM_TTL_S, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
 import { loadRecord } from './store.ts';
 import { release } from './settle.ts';
@@ -54,6 +55,28 @@ if #ARGV > 20 then
 end
 return {1, d[2]}
 `;
+
+/** How long this process trusts that an organization is in the sweeper's set before adding it again. */
+const LEDGER_ORG_RECHECK_MS = 10 * 60_000;
+/** When this process last added each organization to the sweeper's set (by set and organization), per Redis client. */
+const ledgerOrgsSeen = new WeakMap<object, Map<string, number>>();
+
+/**
+ * Adds the organization to the set the sweeper walks (server/jobs/sweeper.ts), once per
+ * organization per process every LEDGER_ORG_RECHECK_MS rather than on every accept: the member
+ * is never removed, so the write repeated only for a set that was wiped (a state import).
+ */
+async function noteLedgerOrg(services: Services, org: string): Promise<void> {
+  let seen = ledgerOrgsSeen.get(services.redis);
+  if (!seen) ledgerOrgsSeen.set(services.redis, (seen = new Map()));
+  const set = services.rk.ledgerOrgs();
+  const member = `${set}\n${org}`;
+  const at = seen.get(member);
+  if (at !== undefined && Date.now() - at < LEDGER_ORG_RECHECK_MS) return;
+  await services.redis.sadd(set, org);
+  if (seen.size >= 100_000) seen.clear();
+  seen.set(member, Date.now());
+}
 
 /** What accept answers: 202 with a new job, or 200 with the job a repeated key names. */
 export interface Accepted {
@@ -99,13 +122,13 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   const ttl = kind.recordTtlS(config);
   const cap = kind.activeCap(config);
   // The sweeper finds organizations here; written first, so a crash right after the debit is still found.
-  await redis.sadd(rk.ledgerOrgs(), key.org);
+  await noteLedgerOrg(services, key.org);
   const keys = [rk.credits(key.org), rk.usage(key.org, key.id), rk.dailyRows(key.org, key.id, day), rk.paid(key.org, '-'), claimKey, rk.ledger(key.org), rk.ledgerByTime(key.org), kind.recordKey(rk, key.org, id), rk.activeJobs(key.org, kind.name), plan.stats?.key ?? rk.paid(key.org, '-'), ...plan.indexes];
   const debitArgs = [plan.reserve.milli, plan.reserve.rows, plan.reserve.dailyRows, plan.reserve.dailyCap, 0, 0, 0, 0, key.budget?.total_milli ?? -1, key.budget?.daily_milli ?? -1];
   const args = [...debitArgs, id, fingerprint, idemKey ? CLAIM_TTL_S : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, ...Object.entries(plan.stats?.incr ?? {}).flat()];
   let res: (string | number)[];
   try {
-    res = (await redis.eval(ACCEPT, keys.length, ...keys, ...args)) as (string | number)[];
+    res = (await runScript(redis, ACCEPT, keys, args)) as (string | number)[];
   } catch (err) {
     // A command of the script failed part-way: give back what it did (the ledger entry says whether the debit happened).
     await undo(services, kind, reservation, claimKey, (err as Error).message);

@@ -6,6 +6,7 @@
  * with a cap) and the record's status index (writing jobs) in step with the status.
  */
 import type { Services } from '../context.ts';
+import { runScript } from '../../core/adapters/redis.ts';
 import { TRANSITIONS, isFinished, type JobRecord, type PaidJobKind } from './kind.ts';
 
 /**
@@ -100,7 +101,7 @@ export async function advance<R extends JobRecord>(services: Services, kind: Pai
   const to = kind.statusIndex(rk, next, next.status) ?? recordKey;
   const keys = [recordKey, rk.activeJobs(org, kind.name), from, to];
   const args = [current.status, current.version, JSON.stringify(next), kind.recordTtlS(config), current.id, isFinished(next.status) ? 1 : 0, kind.score(next)];
-  const res = Number(await services.redis.eval(SAVE, keys.length, ...keys, ...args));
+  const res = Number(await runScript(services.redis, SAVE, keys, args));
   if (res !== 1) {
     services.log.warn({ kind: kind.name, job: current.id, org, from: current.status, to: next.status, version: current.version }, 'stale job write refused');
     throw new StaleJobError(kind.name, current.id);

@@ -30,11 +30,12 @@ export async function fetchByIds(services: Services, auth: AuthState, q: { def: 
     const res = await services.es.search<Doc>({ index, query: idsQuery(q.def, q.ids, q.side, q.caller), size: q.ids.length, sort: [{ id: 'asc' }], track_total_hits: false });
     return res.hits.hits as Hit[];
   }
-  const res = await services.es.mget<Doc>({ index, ids: [...new Set(q.ids)] });
+  // The lean path (as list pages): the general client's per-request work was most of a detail read's own CPU.
+  const res = await services.esSearch.mget<Doc>(index, [...new Set(q.ids)]);
   const sideField = q.def.side?.field;
   const hits: Hit[] = [];
   for (const d of res.docs) {
-    if (!('found' in d) || !d.found || !d._source) continue;
+    if (!d.found || !d._source) continue;
     if (sideField && q.side !== null && d._source[sideField] !== q.side) continue;
     hits.push({ _id: d._id, _index: d._index, _source: d._source });
   }

@@ -1,5 +1,5 @@
 /**
- * The lean search path of list calls (core/adapters/es-search.ts) against the real
+ * The lean search path of list and detail calls (core/adapters/es-search.ts) against the real
  * Elasticsearch: the same answer as the general client for the same body, errors that say
  * what went wrong, and an unreachable cluster rendered as 503 with nothing charged.
  */
@@ -41,6 +41,19 @@ t('answers exactly as the general client for the same bodies (hits, order, sort 
     assert.equal(a.hits.hits.map((h) => [h._id, h.sort, h._source]), b.hits.hits.map((h) => [h._id, h.sort, h._source]));
     assert.equal(a.hits.total, b.hits.total);
   }
+});
+
+t('mget answers as the general client: found documents with their source, a missing id found: false; a missing index the same as the general client', async () => {
+  const ids = ['d007', 'nope', 'd100'];
+  const a = await lean.mget<{ id: string }>(index, ids);
+  const b = await es.mget<{ id: string }>({ index, ids });
+  const view = (docs: readonly object[]) => docs.map((d) => { const x = d as { _id: string; found?: boolean; _source?: unknown }; return [x._id, x.found, x._source]; });
+  assert.equal(view(a.docs), view(b.docs));
+  assert.equal(a.docs.map((d) => d.found), [true, false, true]);
+  // A missing index: Elasticsearch answers 200 with an error per document, to both clients alike (no document found).
+  const gone = { lean: await lean.mget(`${index}-missing`, ['d001']), general: await es.mget({ index: `${index}-missing`, ids: ['d001'] }) };
+  assert.equal(view(gone.lean.docs), view(gone.general.docs));
+  assert.is(gone.lean.docs[0].found, undefined);
 });
 
 t('a missing index is NotFoundError naming it; nothing listening is ServiceUnavailableError', async () => {
