@@ -10,7 +10,7 @@ import { ENTITIES, ENTITY_NAMES, entity } from '../mappings/index.ts';
 import { listVersions, rollback } from '../ingest/indices.ts';
 import { LoadAborted, type LoadSummary } from '../ingest/load.ts';
 import { ingestFile, namespaceFor, reindexResource } from '../ingest/run.ts';
-import { example } from './shared.ts';
+import { example } from './example.ts';
 
 function positiveInt(v: string): number {
   const n = Number(v);
