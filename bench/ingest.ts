@@ -183,6 +183,15 @@ async function cliReady(csvPath: string, build: string): Promise<string> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let peakKb = 0;
+  const sampler = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch {
+      /* exited */
+    }
+  }, 200);
   let servedAt = 0;
   let servedCpu = 0;
   child.stdout.on('data', (d) => (out += d));
@@ -193,6 +202,7 @@ async function cliReady(csvPath: string, build: string): Promise<string> {
     }
   });
   const code = await new Promise<number>((r) => child.on('exit', (c) => r(c ?? 1)));
+  clearInterval(sampler);
   const end = performance.now();
   const cpu = cpuOf(pids) - cpu0;
   if (code !== 0) throw new Error(`bintel ingest (BINTEL_VECTOR_BUILD=${build}) exited ${code}: ${out}`);
@@ -205,7 +215,7 @@ async function cliReady(csvPath: string, build: string): Promise<string> {
   const seg = await segmentsOf(live);
   const us = (cpuS: number) => Math.round((cpuS * 1e6) / Math.max(docs, 1));
   const servedS = (servedAt - t0) / 1000;
-  return `| ${build} | ${docs} | ${servedS.toFixed(0)} s (${Math.round(docs / servedS)} rows/s) | ${((end - t0) / 1000).toFixed(0)} s | ${us(servedCpu - cpu0)} | ${us(cpu0 + cpu - servedCpu)} | ${seg.segments} / ${seg.mb} MB |`;
+  return `| ${build} | ${docs} | ${servedS.toFixed(0)} s (${Math.round(docs / servedS)} rows/s) | ${((end - t0) / 1000).toFixed(0)} s | ${us(servedCpu - cpu0)} | ${us(cpu0 + cpu - servedCpu)} | ${seg.segments} / ${seg.mb} MB | ${Math.round(peakKb / 1024)} MB |`;
 }
 
 /** Segments and store size of an index (primaries). */
@@ -301,6 +311,13 @@ async function main(): Promise<void> {
   try {
     await cleanup(es);
     const csvPath = await prepareData(dir);
+    if (args.ready && args.keep) {
+      // Time to ready only (the data kept for bench:lookalikes): no NDJSON, no raw baseline.
+      const lines: string[] = [];
+      for (const build of args.ready.split(',')) lines.push(await cliReady(csvPath, build));
+      process.stdout.write(`\nTime to ready: bintel ingest companies with its merge (BINTEL_MERGE_SEGMENTS=${base.mergeSegments}), ${rows} rows\n\n| BINTEL_VECTOR_BUILD | rows | rows served after | lookalike graph ready after | ES CPU µs/doc until served | ES CPU µs/doc after | segments / size | CLI peak RSS |\n|---|---|---|---|---|---|---|---|\n${lines.join('\n')}\n`);
+      return;
+    }
     const ndjson = join(dir, 'companies.ndjson');
     const cpu0 = process.cpuUsage();
     const n = await writeNdjson(csvPath, ndjson);
@@ -315,7 +332,7 @@ async function main(): Promise<void> {
     if (args.ready) {
       const lines: string[] = [];
       for (const build of args.ready.split(',')) lines.push(await cliReady(csvPath, build));
-      process.stdout.write(`\nTime to ready: bintel ingest companies with its merge (BINTEL_MERGE_SEGMENTS=${base.mergeSegments}), ${rows} rows\n\n| BINTEL_VECTOR_BUILD | rows | rows served after | lookalike graph ready after | ES CPU µs/doc until served | ES CPU µs/doc after | segments / size |\n|---|---|---|---|---|---|---|\n${lines.join('\n')}\n`);
+      process.stdout.write(`\nTime to ready: bintel ingest companies with its merge (BINTEL_MERGE_SEGMENTS=${base.mergeSegments}), ${rows} rows\n\n| BINTEL_VECTOR_BUILD | rows | rows served after | lookalike graph ready after | ES CPU µs/doc until served | ES CPU µs/doc after | segments / size | CLI peak RSS |\n|---|---|---|---|---|---|---|---|\n${lines.join('\n')}\n`);
       if (args.keep) return;
     }
     const rawIndex = `${aliasName(config.namespace, 'companies')}-vraw`;
