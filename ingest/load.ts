@@ -37,7 +37,7 @@ export interface LoadOptions {
   /** The force-merge of the new index has started (an abort from here on stops it: the index is deleted). */
   onMerge?: () => void;
   /** The alias has moved: the rows are served (the lookalike graph may follow: onVectorBuild). */
-  onServed?: (summary: LoadSummary) => void;
+  onServed?: (summary: LoadSummary) => void | Promise<void>;
   /** The merge that writes the lookalike graph of the (live) index has started. */
   onVectorBuild?: () => void;
   onRetry?: (attempt: number, reason: string) => void;
@@ -166,7 +166,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   } finally {
     await report.close();
   }
-  opts.onServed?.(served);
+  await opts.onServed?.(served);
   if (served.vectors !== 'building') return served;
   // The rows are served; the lookalike graph follows. The index is live: an interrupt only stops the wait.
   try {

@@ -32,6 +32,8 @@ export interface LoadFlags {
   onMerge?: () => void;
   /** Called once the merge writing the lookalike graph of the (live) new index has started. */
   onVectorBuild?: () => void;
+  /** Called once the alias has moved (the rows served), before the lookalike graph is written. */
+  onServed?: (summary: LoadSummary) => void | Promise<void>;
 }
 
 export interface IngestFlags extends LoadFlags {
@@ -109,8 +111,9 @@ export async function runLoad(config: Config, es: Es, flags: LoadFlags, run: Loa
         signal,
         onRows: (n) => (rows = n),
         onMerge: flags.onMerge,
-        onServed: (s) => {
+        onServed: async (s) => {
           if (s.vectors === 'building' && flags.progress !== null) (flags.progress ?? process.stderr).write(`\n${s.entity}: ${s.read} rows served behind ${s.alias} after ${(s.servedMs / 1000).toFixed(1)} s; writing the lookalike graph (lookalikes exact and slower until it is ready)\n`);
+          await flags.onServed?.(s);
         },
         onVectorBuild: flags.onVectorBuild,
         onRetry: (attempt, reason) => process.stderr.write(`\nretry ${attempt}: ${reason}\n`),

@@ -182,6 +182,9 @@ export function indexStatus(services: Services, index: string, now = Date.now())
   return status;
 }
 
+/** Forgets every index status read (tests: a status changed now is seen by the next call). */
+export const forgetIndexStatuses = (): void => indexStatuses.clear();
+
 /** Serves a parsed lookalike call for the authenticated caller. */
 export async function lookalikeRows(services: Services, auth: AuthState, req: LookalikeRequest): Promise<ReadResult> {
   const { def, list } = req;
