@@ -211,15 +211,19 @@ export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opt
   await es.indices.putSettings({ index, settings: { refresh_interval: '1s', 'translog.durability': 'request' } });
   await es.indices.refresh({ index });
   const deferred = defersVectors(def, shape);
-  // With the graph deferred, the rows are merged to one segment more than asked (no graph: cheap),
-  // so that the merge of buildVectorIndex has segments to merge, which writes the graph.
-  if (shape.mergeSegments) await forceMerge(es, index, shape.mergeSegments + (deferred ? 1 : 0), { signal: opts.signal, onStarted: opts.onMerge });
+  // With the graph deferred the rows are served as loaded, in up to SERVED_SEGMENTS segments (a
+  // merge to that many is no work below it): the one merge of buildVectorIndex, after the alias
+  // moves, rewrites them all with the graph. A merge before would rewrite every row twice.
+  if (shape.mergeSegments) await forceMerge(es, index, deferred ? Math.max(shape.mergeSegments, SERVED_SEGMENTS) : shape.mergeSegments, { signal: opts.signal, onStarted: opts.onMerge });
   await es.indices.putSettings({ index, settings: { number_of_replicas: shape.replicas } });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
   await opts.beforeComplete?.();
   const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString(), ...(deferred ? { vectors: 'building' as const } : {}) };
   await es.indices.putMapping({ index, _meta: { bintel: meta } });
 }
+
+/** Segments a load with its lookalike graph deferred may serve from before that graph's merge (see finishLoadIndex). */
+export const SERVED_SEGMENTS = 50;
 
 /** The `_meta.bintel` of an index. */
 async function metaOf(es: Es, index: string): Promise<BintelMeta> {
