@@ -52,6 +52,8 @@ const { values: args } = parseArgs({
     'cli-only': { type: 'boolean', default: false },
     // Time to ready: the CLI load as an operator runs it (merge included), once per BINTEL_VECTOR_BUILD value listed (e.g. after,during).
     ready: { type: 'string', default: '' },
+    // Layouts of the ES-cost table: unsorted,sorted,lean,novector,flat.
+    layouts: { type: 'string', default: 'unsorted,sorted,lean,novector,flat' },
     // Keep the last loaded companies index (and its parents) for bench:lookalikes -- --namespace <ns>.
     keep: { type: 'boolean', default: false },
     // Node flags for the CLI process, e.g. --node-flags=--max-semi-space-size=64 (measured both ways in the README).
@@ -282,7 +284,8 @@ async function esCost(ndjson: string, label: string, indexSort: boolean, variant
     }
     await es.indices.create({ index, settings: { ...esSettings({ shards: 1, replicas: 0, indexSort }, companies), refresh_interval: '-1', 'translog.durability': 'async' } as Record<string, unknown>, mappings });
   }
-  const raw = await rawBulk(ndjson, index, { shards: 1, replicas: 0, indexSort }, !variant);
+  // The layouts without a variant carry the lookalike graph as it is built during a load (BINTEL_VECTOR_BUILD=during).
+  const raw = await rawBulk(ndjson, index, { shards: 1, replicas: 0, indexSort, vectorBuild: 'during' }, !variant);
   const loadCpu = cpuOf(pids) - cpu0;
   const before = await segmentsOf(index);
   const cpu1 = cpuOf(pids);
@@ -326,7 +329,16 @@ async function main(): Promise<void> {
     process.stdout.write(`transform CPU in-process: ${Math.round((transformCpu.user + transformCpu.system) / n)} µs per row\n`);
     process.stderr.write(`prepared ${n} documents (${((await stat(ndjson)).size / 1e6).toFixed(0)} MB NDJSON, ${((await stat(csvPath)).size / 1e6).toFixed(0)} MB CSV)\n`);
 
-    const costLines = args['cli-only'] ? [] : [await esCost(ndjson, 'unsorted', false), await esCost(ndjson, 'sorted on the default sort', true), await esCost(ndjson, 'sorted, lean (only queried fields indexed)', true, 'lean'), await esCost(ndjson, 'unsorted, lookalike vector without its HNSW graph', false, 'flat-vector'), await esCost(ndjson, 'unsorted, lookalike vector index_options flat (as loaded before the alias moves)', false, 'flat-knn')];
+    const layouts = new Set(args.layouts.split(','));
+    const costs: [string, string, boolean, 'lean' | 'flat-vector' | 'flat-knn' | null][] = [
+      ['unsorted', 'unsorted, lookalike graph (hnsw m 8, ef_construction 32)', false, null],
+      ['sorted', 'sorted on the default sort, lookalike graph', true, null],
+      ['lean', 'sorted, lean (only queried fields indexed), lookalike graph', true, 'lean'],
+      ['novector', 'unsorted, lookalike vector not indexed (index: false)', false, 'flat-vector'],
+      ['flat', 'unsorted, lookalike vector index_options flat (as loaded before the alias moves)', false, 'flat-knn'],
+    ];
+    const costLines: string[] = [];
+    if (!args['cli-only']) for (const [key, label, sorted, variant] of costs) if (layouts.has(key)) costLines.push(await esCost(ndjson, label, sorted, variant));
     if (costLines.length) process.stdout.write(`\nElasticsearch's cost per document (raw _bulk of the same ${n} documents, 1 shard):\n\n| layout | raw _bulk docs/s | ES CPU µs/doc (load) | segments / size after load | force-merge to 1 segment | segments / size after |\n|---|---|---|---|---|---|\n${costLines.join('\n')}\n`);
     if (args['es-cost-only']) return;
     if (args.ready) {
