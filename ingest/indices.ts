@@ -211,10 +211,12 @@ export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opt
   await es.indices.putSettings({ index, settings: { refresh_interval: '1s', 'translog.durability': 'request' } });
   await es.indices.refresh({ index });
   const deferred = defersVectors(def, shape);
-  // With the graph deferred the rows are served as loaded, in up to SERVED_SEGMENTS segments (a
-  // merge to that many is no work below it): the one merge of buildVectorIndex, after the alias
+  // With the graph deferred the rows are served as loaded, in up to SERVED_SEGMENTS segments: the one merge of buildVectorIndex, after the alias
   // moves, rewrites them all with the graph. A merge before would rewrite every row twice.
-  if (shape.mergeSegments) await forceMerge(es, index, deferred ? Math.max(shape.mergeSegments, SERVED_SEGMENTS) : shape.mergeSegments, { signal: opts.signal, onStarted: opts.onMerge });
+  // Not even asked for below it: a force-merge waits in the node's one merge slot behind any other
+  // (another load's graph can hold it for minutes).
+  const segments = async () => (await es.indices.stats({ index, metric: ['segments'] })).indices?.[index]?.primaries?.segments?.count ?? 0;
+  if (shape.mergeSegments && (!deferred || (await segments()) > SERVED_SEGMENTS)) await forceMerge(es, index, deferred ? SERVED_SEGMENTS : shape.mergeSegments, { signal: opts.signal, onStarted: opts.onMerge });
   await es.indices.putSettings({ index, settings: { number_of_replicas: shape.replicas } });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
   await opts.beforeComplete?.();
