@@ -35,10 +35,10 @@ import { openCsv } from '../ingest/csv-source.ts';
 import { EsParentLookup } from '../ingest/parents.ts';
 import { completeBatch, isRejected, prepareRow, type PreparedRow } from '../ingest/transform.ts';
 import { toNdjson } from '../ingest/bulk.ts';
-import { createLoadIndex, dropIndex, liveIndex } from '../ingest/indices.ts';
+import { createLoadIndex, dropIndex, forceMerge, liveIndex } from '../ingest/indices.ts';
 import { ingestFile } from '../ingest/run.ts';
 import { cpuOf, cpuSeconds, esPids } from './proc.ts';
-import { esMappings, esSettings, type IndexShape } from '../mappings/es-mapping.ts';
+import { esMappings, esSettings, LOOKALIKE_FLAT, vectorMapping, type IndexShape } from '../mappings/es-mapping.ts';
 import type { EntityDef } from '../mappings/types.ts';
 import { LOOKALIKE_FIELD } from '../mappings/lookalike.ts';
 
@@ -50,6 +50,12 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '7' },
     'es-cost-only': { type: 'boolean', default: false },
     'cli-only': { type: 'boolean', default: false },
+    // Time to ready: the CLI load as an operator runs it (merge included), once per BINTEL_VECTOR_BUILD value listed (e.g. after,during).
+    ready: { type: 'string', default: '' },
+    // Layouts of the ES-cost table: unsorted,sorted,lean,novector,flat.
+    layouts: { type: 'string', default: 'unsorted,sorted,lean,novector,flat' },
+    // Keep the last loaded companies index (and its parents) for bench:lookalikes -- --namespace <ns>.
+    keep: { type: 'boolean', default: false },
     // Node flags for the CLI process, e.g. --node-flags=--max-semi-space-size=64 (measured both ways: docs/performance.md, Ingest).
     'node-flags': { type: 'string', default: '' },
   },
@@ -164,6 +170,56 @@ async function cliIngest(csvPath: string): Promise<{ docs: number; ms: number; p
   return { docs: Number(m?.[1] ?? 0), ms, peakRssMb: peakKb / 1024, cpuS };
 }
 
+/**
+ * (c) `bintel ingest companies` with the merge a load ends with (BINTEL_MERGE_SEGMENTS default 1)
+ * and BINTEL_VECTOR_BUILD=`build`: the time until the alias moves (rows served, from the CLI's
+ * line), until the lookalike graph is written (exit), and Elasticsearch's CPU per document in
+ * each part (from /proc: every process of the node, so another load on the same node counts too).
+ */
+async function cliReady(csvPath: string, build: string): Promise<string> {
+  const pids = esPids();
+  const cpu0 = cpuOf(pids);
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [join(root, 'bin/bintel.js'), 'ingest', 'companies', csvPath, '--batch-size', String(batchSize), '--concurrency', String(concurrency)], {
+    env: { ...process.env, BINTEL_NAMESPACE: config.namespace, BINTEL_VECTOR_BUILD: build },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let peakKb = 0;
+  const sampler = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch {
+      /* exited */
+    }
+  }, 200);
+  let servedAt = 0;
+  let servedCpu = 0;
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d: Buffer) => {
+    if (!servedAt && /rows served behind/.test(String(d))) {
+      servedAt = performance.now();
+      servedCpu = cpuOf(pids);
+    }
+  });
+  const code = await new Promise<number>((r) => child.on('exit', (c) => r(c ?? 1)));
+  clearInterval(sampler);
+  const end = performance.now();
+  const cpu = cpuOf(pids) - cpu0;
+  if (code !== 0) throw new Error(`bintel ingest (BINTEL_VECTOR_BUILD=${build}) exited ${code}: ${out}`);
+  const docs = Number(/indexed (\d+)/.exec(out)?.[1] ?? 0);
+  if (!servedAt) {
+    servedAt = end;
+    servedCpu = cpu0 + cpu;
+  }
+  const live = (await liveIndex(es, config.namespace, 'companies')) as string;
+  const seg = await segmentsOf(live);
+  const us = (cpuS: number) => Math.round((cpuS * 1e6) / Math.max(docs, 1));
+  const servedS = (servedAt - t0) / 1000;
+  return `| ${build} | ${docs} | ${servedS.toFixed(0)} s (${Math.round(docs / servedS)} rows/s) | ${((end - t0) / 1000).toFixed(0)} s | ${us(servedCpu - cpu0)} | ${us(cpu0 + cpu - servedCpu)} | ${seg.segments} / ${seg.mb} MB | ${Math.round(peakKb / 1024)} MB |`;
+}
+
 /** Segments and store size of an index (primaries). */
 async function segmentsOf(index: string): Promise<{ segments: number; mb: number }> {
   const st = await es.indices.stats({ index, metric: ['segments', 'store'] });
@@ -203,7 +259,7 @@ function leanMapping(def: EntityDef): { mappings: Record<string, unknown>; lean:
 }
 
 /** Elasticsearch's cost per document of one index layout: raw load, then the force-merge a load ends with. */
-async function esCost(ndjson: string, label: string, indexSort: boolean, variant: 'lean' | 'flat-vector' | null = null): Promise<string> {
+async function esCost(ndjson: string, label: string, indexSort: boolean, variant: 'lean' | 'flat-vector' | 'flat-knn' | null = null): Promise<string> {
   const index = `${aliasName(config.namespace, 'companies')}-vcost${indexSort ? 's' : 'u'}${variant ?? ''}`;
   await dropIndex(es, index).catch(() => {});
   const pids = esPids();
@@ -214,6 +270,11 @@ async function esCost(ndjson: string, label: string, indexSort: boolean, variant
       const lean = leanMapping(companies);
       process.stderr.write(`lean layout: no index or doc values on ${lean.lean.join(', ')}\n`);
       mappings = lean.mappings;
+    } else if (variant === 'flat-knn') {
+      // The lookalike vector indexed flat (index_options flat: knn scores every candidate), as a load writes it before its alias moves.
+      const m = esMappings(companies) as { properties: Record<string, Record<string, unknown>> };
+      m.properties[LOOKALIKE_FIELD] = vectorMapping(companies, LOOKALIKE_FLAT);
+      mappings = m as Record<string, unknown>;
     } else {
       // The lookalike vector stored without its HNSW graph (a knn query would then scan every candidate).
       const m = esMappings(companies) as { properties: Record<string, Record<string, unknown>> };
@@ -223,12 +284,14 @@ async function esCost(ndjson: string, label: string, indexSort: boolean, variant
     }
     await es.indices.create({ index, settings: { ...esSettings({ shards: 1, replicas: 0, indexSort }, companies), refresh_interval: '-1', 'translog.durability': 'async' } as Record<string, unknown>, mappings });
   }
-  const raw = await rawBulk(ndjson, index, { shards: 1, replicas: 0, indexSort }, !variant);
+  // The layouts without a variant carry the lookalike graph as it is built during a load (BINTEL_VECTOR_BUILD=during).
+  const raw = await rawBulk(ndjson, index, { shards: 1, replicas: 0, indexSort, vectorBuild: 'during' }, !variant);
   const loadCpu = cpuOf(pids) - cpu0;
   const before = await segmentsOf(index);
   const cpu1 = cpuOf(pids);
   const t = performance.now();
-  await es.indices.forcemerge({ index, max_num_segments: 1 }, { requestTimeout: 3_600_000 });
+  // Polled (a held request times out while the node's one merge slot serves another load's merge).
+  await forceMerge(es, index, 1);
   const mergeS = (performance.now() - t) / 1000;
   const mergeCpu = cpuOf(pids) - cpu1;
   const after = await segmentsOf(index);
@@ -251,6 +314,13 @@ async function main(): Promise<void> {
   try {
     await cleanup(es);
     const csvPath = await prepareData(dir);
+    if (args.ready && args.keep) {
+      // Time to ready only (the data kept for bench:lookalikes): no NDJSON, no raw baseline.
+      const lines: string[] = [];
+      for (const build of args.ready.split(',')) lines.push(await cliReady(csvPath, build));
+      process.stdout.write(`\nTime to ready: bintel ingest companies with its merge (BINTEL_MERGE_SEGMENTS=${base.mergeSegments}), ${rows} rows\n\n| BINTEL_VECTOR_BUILD | rows | rows served after | lookalike graph ready after | ES CPU µs/doc until served | ES CPU µs/doc after | segments / size | CLI peak RSS |\n|---|---|---|---|---|---|---|---|\n${lines.join('\n')}\n`);
+      return;
+    }
     const ndjson = join(dir, 'companies.ndjson');
     const cpu0 = process.cpuUsage();
     const n = await writeNdjson(csvPath, ndjson);
@@ -259,9 +329,24 @@ async function main(): Promise<void> {
     process.stdout.write(`transform CPU in-process: ${Math.round((transformCpu.user + transformCpu.system) / n)} µs per row\n`);
     process.stderr.write(`prepared ${n} documents (${((await stat(ndjson)).size / 1e6).toFixed(0)} MB NDJSON, ${((await stat(csvPath)).size / 1e6).toFixed(0)} MB CSV)\n`);
 
-    const costLines = args['cli-only'] ? [] : [await esCost(ndjson, 'unsorted', false), await esCost(ndjson, 'sorted on the default sort', true), await esCost(ndjson, 'sorted, lean (only queried fields indexed)', true, 'lean'), await esCost(ndjson, 'unsorted, lookalike vector without its HNSW graph', false, 'flat-vector')];
+    const layouts = new Set(args.layouts.split(','));
+    const costs: [string, string, boolean, 'lean' | 'flat-vector' | 'flat-knn' | null][] = [
+      ['unsorted', 'unsorted, lookalike graph (hnsw m 8, ef_construction 32)', false, null],
+      ['sorted', 'sorted on the default sort, lookalike graph', true, null],
+      ['lean', 'sorted, lean (only queried fields indexed), lookalike graph', true, 'lean'],
+      ['novector', 'unsorted, lookalike vector not indexed (index: false)', false, 'flat-vector'],
+      ['flat', 'unsorted, lookalike vector index_options flat (as loaded before the alias moves)', false, 'flat-knn'],
+    ];
+    const costLines: string[] = [];
+    if (!args['cli-only']) for (const [key, label, sorted, variant] of costs) if (layouts.has(key)) costLines.push(await esCost(ndjson, label, sorted, variant));
     if (costLines.length) process.stdout.write(`\nElasticsearch's cost per document (raw _bulk of the same ${n} documents, 1 shard):\n\n| layout | raw _bulk docs/s | ES CPU µs/doc (load) | segments / size after load | force-merge to 1 segment | segments / size after |\n|---|---|---|---|---|---|\n${costLines.join('\n')}\n`);
     if (args['es-cost-only']) return;
+    if (args.ready) {
+      const lines: string[] = [];
+      for (const build of args.ready.split(',')) lines.push(await cliReady(csvPath, build));
+      process.stdout.write(`\nTime to ready: bintel ingest companies with its merge (BINTEL_MERGE_SEGMENTS=${base.mergeSegments}), ${rows} rows\n\n| BINTEL_VECTOR_BUILD | rows | rows served after | lookalike graph ready after | ES CPU µs/doc until served | ES CPU µs/doc after | segments / size | CLI peak RSS |\n|---|---|---|---|---|---|---|---|\n${lines.join('\n')}\n`);
+      if (args.keep) return;
+    }
     const rawIndex = `${aliasName(config.namespace, 'companies')}-vraw`;
     const raw = await rawBulk(ndjson, rawIndex);
     await dropIndex(es, rawIndex);
@@ -288,7 +373,8 @@ async function main(): Promise<void> {
     process.stdout.write(`| ${rows} | ${result.raw_bulk_docs_per_s} | ${result.bintel_ingest_docs_per_s} | ${result.ratio} | ${result.bintel_peak_rss_mb} MB | ${result.bintel_cpu_us_per_row} |\n\n`);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
-    await cleanup(es).catch(() => {});
+    if (args.keep) process.stderr.write(`kept: the loaded indices of namespace ${config.namespace} (npm run bench:lookalikes -- --namespace ${config.namespace}; delete them after)\n`);
+    else await cleanup(es).catch(() => {});
     await rm(dir, { recursive: true, force: true });
   }
 }

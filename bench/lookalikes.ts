@@ -30,9 +30,10 @@ import { knnFilter, lookalikeBody, parseLookalikes } from '../server/read/lookal
 import type { KeyRecord } from '../server/services/keys.ts';
 import { spawnServer } from './server.ts';
 
-const { values: args } = parseArgs({ options: { duration: { type: 'string', default: '8' }, connections: { type: 'string', default: '2' }, candidates: { type: 'string' } } });
+// --namespace: the data of another namespace (e.g. what `bench:ingest -- --ready after --keep` kept).
+const { values: args } = parseArgs({ options: { duration: { type: 'string', default: '8' }, connections: { type: 'string', default: '2' }, candidates: { type: 'string' }, namespace: { type: 'string' } } });
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
-const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq`, rateLimitPerMinute: 100_000_000, cacheTtlS: 0 });
+const config = Object.freeze({ ...base, namespace: args.namespace ?? `${base.namespace}-benchq`, rateLimitPerMinute: 100_000_000, cacheTtlS: 0 });
 type Doc = Record<string, any>;
 
 interface Result {

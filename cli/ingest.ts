@@ -10,7 +10,7 @@ import { ENTITIES, ENTITY_NAMES, entity } from '../mappings/index.ts';
 import { listVersions, rollback } from '../ingest/indices.ts';
 import { LoadAborted, type LoadSummary } from '../ingest/load.ts';
 import { ingestFile, namespaceFor, reindexResource } from '../ingest/run.ts';
-import { example } from './shared.ts';
+import { example } from './example.ts';
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -34,6 +34,7 @@ function printSummary(verb: string, s: LoadSummary & { report: string | null }):
     `  index ${s.index} (${s.docs} documents) is now live behind ${s.alias}${s.previous ? `; previous ${s.previous} kept for rollback` : ''}`,
     `  ${secs.toFixed(1)} s, ${Math.round(s.read / Math.max(secs, 0.001))} rows/s`,
   ];
+  if (s.vectors) lines.push(`  rows served after ${(s.servedMs / 1000).toFixed(1)} s (${Math.round(s.read / Math.max(s.servedMs / 1000, 0.001))} rows/s); lookalike graph ${s.vectors}${s.vectors === 'ready' ? ` after ${secs.toFixed(1)} s` : ''}`);
   if (s.pruned.length) lines.push(`  deleted older versions: ${s.pruned.join(', ')}`);
   if (s.report) lines.push(`  rejected rows are listed in ${s.report}`);
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -45,7 +46,7 @@ async function run(fn: () => Promise<void>): Promise<void> {
     await fn();
   } catch (err) {
     if (err instanceof LoadAborted) {
-      process.stderr.write(`bintel: ${err.message}\nbintel: aborted; the alias still serves the previous complete index\n`);
+      process.stderr.write(`bintel: ${err.message}\nbintel: ${err.served ? 'stopped; the alias serves the new index' : 'aborted; the alias still serves the previous complete index'}\n`);
       process.exit(err.exitCode);
     }
     throw err;

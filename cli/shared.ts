@@ -46,8 +46,4 @@ export const positiveWhole = (what = 'a positive whole number') => (v: string): 
   return n;
 };
 
-/** Ends the command's help with examples, one command line each. */
-export function example<C extends Command>(cmd: C, ...lines: string[]): C {
-  cmd.addHelpText('after', `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
-  return cmd;
-}
+export { example } from './example.ts';

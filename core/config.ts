@@ -37,6 +37,12 @@ export interface Config {
    * default 1; 0 skips the merge): fewer segments, less work per query.
    */
   readonly mergeSegments: number;
+  /**
+   * When a load builds the lookalike graph (BINTEL_VECTOR_BUILD): `after` (default) the rows are
+   * served, vectors loaded flat and the graph written by a merge once the alias has moved
+   * (lookalikes exact and slower meanwhile, meta.index_status "building"); `during`: before.
+   */
+  readonly vectorBuild: 'after' | 'during';
   /** Index sorting on each resource's default sort (BINTEL_INDEX_SORT, default off): a deep page of the default order stops early, a descending one gets far slower. */
   readonly indexSort: boolean;
   /** Deadline of one Elasticsearch request made by the API, in ms (BINTEL_ES_TIMEOUT_MS): past it the call is 503 with Retry-After. */
@@ -265,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     replicas: nonNegative('BINTEL_REPLICAS', 0),
     mergeSegments: nonNegative('BINTEL_MERGE_SEGMENTS', 1),
     indexSort: flag('BINTEL_INDEX_SORT', false),
+    vectorBuild: vectorBuildOf(env.BINTEL_VECTOR_BUILD),
     redisUrl,
     redisClusterNodes,
     namespace,
@@ -308,4 +315,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     writerKey: env.BINTEL_WRITER_KEY || null,
     writerTimeoutMs: positive('BINTEL_WRITER_TIMEOUT_MS', 30_000),
   });
+}
+
+function vectorBuildOf(v: string | undefined): 'after' | 'during' {
+  if (v === undefined || v === '' || v === 'after') return 'after';
+  if (v === 'during') return 'during';
+  throw new ConfigError(`BINTEL_VECTOR_BUILD "${v}" is invalid: use after or during`);
 }

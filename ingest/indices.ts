@@ -13,7 +13,8 @@
 import { hostname } from 'node:os';
 import type { Es } from '../core/adapters/es.ts';
 import { aliasName, isVersionOf, versionPattern } from '../core/names.ts';
-import { esMappings, esSettings, mappingHash, type IndexShape } from '../mappings/es-mapping.ts';
+import { esMappings, esSettings, LOOKALIKE_FLAT, mappingHash, vectorMapping, type IndexShape } from '../mappings/es-mapping.ts';
+import { LOOKALIKE_FIELD } from '../mappings/lookalike.ts';
 import type { EntityDef, EntityName } from '../mappings/types.ts';
 
 
@@ -49,7 +50,15 @@ interface BintelMeta {
   source?: string;
   loaded_at?: string;
   loader?: Loader;
+  /** The lookalike graph of a complete index: being built after the alias moved, or ready (absent: ready). */
+  vectors?: VectorStatus;
 }
+
+/** Whether a live index's lookalike graph is written (`building`: knn scores every candidate, exact and slower). */
+export type VectorStatus = 'building' | 'ready';
+
+/** The graph of the lookalike vectors is built after the rows are served (see LOOKALIKE_FLAT). */
+export const defersVectors = (def: EntityDef, shape: IndexShape): boolean => def.lookalike !== undefined && shape.vectorBuild !== 'during';
 
 /** How often a load renews its heartbeat, and how old a heartbeat makes its index an orphan. */
 export const LOADER_HEARTBEAT_MS = 15_000;
@@ -109,11 +118,12 @@ const loadingMeta = (def: EntityDef): BintelMeta => ({ entity: def.name, mapping
 
 /** Creates a new, empty version tuned for bulk loading, marked unfinished and naming this process as its loader. */
 export async function createLoadIndex(es: Es, index: string, def: EntityDef, shape: IndexShape): Promise<void> {
-  const mappings = esMappings(def) as Record<string, unknown>;
+  const mappings = esMappings(def) as { properties: Record<string, unknown> };
+  if (defersVectors(def, shape)) mappings.properties = { ...mappings.properties, [LOOKALIKE_FIELD]: vectorMapping(def, LOOKALIKE_FLAT) };
   await es.indices.create({
     index,
     settings: { ...esSettings(shape, def), ...LOAD_SETTINGS } as Record<string, unknown>,
-    mappings: { ...mappings, _meta: { bintel: loadingMeta(def) } },
+    mappings: { ...(mappings as Record<string, unknown>), _meta: { bintel: loadingMeta(def) } },
   });
 }
 
@@ -200,12 +210,49 @@ export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opt
   const { shape } = opts;
   await es.indices.putSettings({ index, settings: { refresh_interval: '1s', 'translog.durability': 'request' } });
   await es.indices.refresh({ index });
-  if (shape.mergeSegments) await forceMerge(es, index, shape.mergeSegments, { signal: opts.signal, onStarted: opts.onMerge });
+  const deferred = defersVectors(def, shape);
+  // With the graph deferred the rows are served as loaded, in up to SERVED_SEGMENTS segments: the one merge of buildVectorIndex, after the alias
+  // moves, rewrites them all with the graph. A merge before would rewrite every row twice.
+  // Not even asked for below it: a force-merge waits in the node's one merge slot behind any other
+  // (another load's graph can hold it for minutes).
+  const segments = async () => (await es.indices.stats({ index, metric: ['segments'] })).indices?.[index]?.primaries?.segments?.count ?? 0;
+  if (shape.mergeSegments && (!deferred || (await segments()) > SERVED_SEGMENTS)) await forceMerge(es, index, deferred ? SERVED_SEGMENTS : shape.mergeSegments, { signal: opts.signal, onStarted: opts.onMerge });
   await es.indices.putSettings({ index, settings: { number_of_replicas: shape.replicas } });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
   await opts.beforeComplete?.();
-  const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString() };
+  const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString(), ...(deferred ? { vectors: 'building' as const } : {}) };
   await es.indices.putMapping({ index, _meta: { bintel: meta } });
+}
+
+/** Segments a load with its lookalike graph deferred may serve from before that graph's merge (see finishLoadIndex). */
+export const SERVED_SEGMENTS = 50;
+
+/** The `_meta.bintel` of an index. */
+async function metaOf(es: Es, index: string): Promise<BintelMeta> {
+  const m = await es.indices.getMapping({ index });
+  return ((Object.values(m)[0]?.mappings?._meta as { bintel?: BintelMeta } | undefined)?.bintel ?? {}) as BintelMeta;
+}
+
+/** The lookalike graph status of an index (by name or alias): `ready` unless a load marked it building. */
+export async function vectorStatus(es: Es, index: string): Promise<VectorStatus> {
+  return (await metaOf(es, index)).vectors === 'building' ? 'building' : 'ready';
+}
+
+/**
+ * Writes the lookalike graph of a live index loaded with flat vectors (defersVectors): the mapping
+ * becomes LOOKALIKE_HNSW (new segments get the graph) and the index is force-merged to
+ * `shape.mergeSegments`, which rewrites every vector with its graph; then `_meta` says ready.
+ * Until then knn searches score every candidate (exact). With no merge asked (0), or an index
+ * already at one segment (a small load), the vectors stay flat, which is exact and, at that
+ * size, fast. An abort stops the wait (StepAborted): the merge goes on inside Elasticsearch,
+ * the index stays live and marked building.
+ */
+export async function buildVectorIndex(es: Es, index: string, def: EntityDef, shape: IndexShape, opts: { signal?: AbortSignal; onStarted?: () => void } = {}): Promise<void> {
+  await es.indices.putMapping({ index, properties: { [LOOKALIKE_FIELD]: vectorMapping(def) as never } });
+  const segments = (await es.indices.stats({ index, metric: ['segments'] })).indices?.[index]?.primaries?.segments?.count ?? 0;
+  if (shape.mergeSegments && segments > shape.mergeSegments) await forceMerge(es, index, shape.mergeSegments, opts);
+  const { vectors: _building, ...meta } = await metaOf(es, index);
+  await es.indices.putMapping({ index, _meta: { bintel: { ...meta, vectors: 'ready' } } });
 }
 
 /** Points the alias at `index` in one atomic `_aliases` call, removing it from every other version. */

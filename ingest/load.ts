@@ -10,7 +10,7 @@ import type { EntityDef } from '../mappings/types.ts';
 import { BulkWriter } from './bulk.ts';
 import { InputError, isBadRecord, type BadRecord } from './csv-source.ts';
 import type { ErrorReport } from './error-report.ts';
-import { createLoadIndex, dropIndex, finishLoadIndex, keepLoaderAlive, pruneOrphans, pruneVersions, StepAborted, swapAlias } from './indices.ts';
+import { buildVectorIndex, createLoadIndex, defersVectors, dropIndex, finishLoadIndex, keepLoaderAlive, pruneOrphans, pruneVersions, StepAborted, swapAlias, type VectorStatus } from './indices.ts';
 import { EsParentLookup } from './parents.ts';
 import { heapGuard } from './memory.ts';
 import { completeBatch, isRejected, prepareRow, type PreparedRow, type RawRow } from './transform.ts';
@@ -40,6 +40,10 @@ export interface LoadOptions {
   onRows?: (read: number) => void;
   /** The force-merge of the new index has started (an abort from here on stops it: the index is deleted). */
   onMerge?: () => void;
+  /** The alias has moved: the rows are served (the lookalike graph may follow: onVectorBuild). */
+  onServed?: (summary: LoadSummary) => void | Promise<void>;
+  /** The merge that writes the lookalike graph of the (live) index has started. */
+  onVectorBuild?: () => void;
   onRetry?: (attempt: number, reason: string) => void;
 }
 
@@ -55,7 +59,12 @@ export interface LoadSummary {
   pruned: string[];
   /** Unfinished versions whose load was gone (a SIGKILL), deleted before this load began. */
   orphans: string[];
+  /** From the start to the end, the lookalike graph included. */
   elapsedMs: number;
+  /** From the start until the alias moved (the rows served). */
+  servedMs: number;
+  /** The lookalike graph of the index: `building` when the load was interrupted while writing it (the merge goes on in Elasticsearch). */
+  vectors: VectorStatus | null;
 }
 
 /**
@@ -70,7 +79,8 @@ const TRANSFORM_CHUNK = 100;
 export const EXIT = { ok: 0, usage: 1, inputRefused: 2, aborted: 3, interrupted: 130 } as const;
 
 export class LoadAborted extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  /** `served`: the alias had already moved to the new index (an interrupt while its lookalike graph was built). */
+  constructor(message: string, readonly exitCode: number, readonly served = false) {
     super(message);
   }
 }
@@ -106,6 +116,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   };
 
   const orphans = await pruneOrphans(es, ns, def);
+  let served: LoadSummary;
   await createLoadIndex(es, index, def, opts.shape);
   const stopHeartbeat = keepLoaderAlive(es, index, def);
   try {
@@ -134,7 +145,7 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
     const previous = await swapAlias(es, ns, def.name, index);
     const pruned = await pruneVersions(es, ns, def);
     const count = await es.count({ index });
-    return {
+    served = {
       entity: def.name,
       alias: aliasName(ns, def.name),
       index,
@@ -146,6 +157,8 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
       pruned,
       orphans,
       elapsedMs: Date.now() - started,
+      servedMs: Date.now() - started,
+      vectors: defersVectors(def, opts.shape) ? 'building' : def.lookalike ? 'ready' : null,
     };
   } catch (err) {
     await stopHeartbeat();
@@ -157,4 +170,14 @@ export async function load(opts: LoadOptions): Promise<LoadSummary> {
   } finally {
     await report.close();
   }
+  await opts.onServed?.(served);
+  if (served.vectors !== 'building') return served;
+  // The rows are served; the lookalike graph follows. The index is live: an interrupt only stops the wait.
+  try {
+    await buildVectorIndex(es, index, def, opts.shape, { signal: opts.signal, onStarted: opts.onVectorBuild });
+  } catch (err) {
+    if (err instanceof StepAborted) throw new LoadAborted(`interrupted while the lookalike graph of ${index} was being built: ${index} is live behind ${served.alias} (${indexed} rows); Elasticsearch goes on merging it, and lookalikes score every row (exact, slower) with meta.index_status "building" until \`bintel ingest\` or \`bintel reindex\` loads it again`, EXIT.interrupted, true);
+    throw new LoadAborted(`building the lookalike graph of ${index} failed (${err instanceof Error ? err.message : String(err)}): ${index} is live behind ${served.alias}; lookalikes score every row (exact, slower)`, EXIT.aborted, true);
+  }
+  return { ...served, vectors: 'ready', elapsedMs: Date.now() - started };
 }

@@ -21,7 +21,7 @@ function collector(): () => void {
  * Returns a function to call between batches: collects when the heap passes `ceilingMb`, or,
  * once more than that survives a collection, half of `ceilingMb` above what survived.
  */
-export function heapGuard({ ceilingMb = 128, debug = false }: { ceilingMb?: number; debug?: boolean } = {}): () => void {
+export function heapGuard({ ceilingMb = 64, debug = false }: { ceilingMb?: number; debug?: boolean } = {}): () => void {
   const ceiling = ceilingMb * 1024 * 1024;
   const gc = collector();
   let threshold = ceiling;

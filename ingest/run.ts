@@ -30,6 +30,10 @@ export interface LoadFlags {
   signal?: AbortSignal;
   /** Called once the force-merge of the new index has started. */
   onMerge?: () => void;
+  /** Called once the merge writing the lookalike graph of the (live) new index has started. */
+  onVectorBuild?: () => void;
+  /** Called once the alias has moved (the rows served), before the lookalike graph is written. */
+  onServed?: (summary: LoadSummary) => void | Promise<void>;
 }
 
 export interface IngestFlags extends LoadFlags {
@@ -47,8 +51,8 @@ export function namespaceFor(config: Config, sandbox?: boolean): string {
 }
 
 /** The shape of a new index: the flags, else the configuration (BINTEL_SHARDS, BINTEL_REPLICAS). */
-function shapeOf(flags: LoadFlags, config: Pick<Config, 'shards' | 'replicas' | 'mergeSegments' | 'indexSort'>): IndexShape {
-  return { shards: flags.shards ?? config.shards, replicas: flags.replicas ?? config.replicas, mergeSegments: config.mergeSegments, indexSort: config.indexSort };
+function shapeOf(flags: LoadFlags, config: Pick<Config, 'shards' | 'replicas' | 'mergeSegments' | 'indexSort' | 'vectorBuild'>): IndexShape {
+  return { shards: flags.shards ?? config.shards, replicas: flags.replicas ?? config.replicas, mergeSegments: config.mergeSegments, indexSort: config.indexSort, vectorBuild: config.vectorBuild };
 }
 
 function checkPositive(name: string, v: number | undefined): void {
@@ -112,6 +116,11 @@ export async function runLoad(config: Config, es: Es, flags: LoadFlags, run: Loa
         signal,
         onRows: (n) => (rows = n),
         onMerge: flags.onMerge,
+        onServed: async (s) => {
+          if (s.vectors === 'building' && flags.progress !== null) (flags.progress ?? process.stderr).write(`\n${s.entity}: ${s.read} rows served behind ${s.alias} after ${(s.servedMs / 1000).toFixed(1)} s; writing the lookalike graph (lookalikes exact and slower until it is ready)\n`);
+          await flags.onServed?.(s);
+        },
+        onVectorBuild: flags.onVectorBuild,
         onRetry: (attempt, reason) => process.stderr.write(`\nretry ${attempt}: ${reason}\n`),
       }),
     flags.signal);

@@ -167,7 +167,21 @@ export function esMappings(def: EntityDef): Mapping {
  * quantization needed), with a smaller construction beam than the default 100 (the vectors are
  * low-entropy feature codes; recall is measured by the quality test at this setting).
  */
-const LOOKALIKE_HNSW = { type: 'hnsw', m: 8, ef_construction: 32 } as const;
+export const LOOKALIKE_HNSW = { type: 'hnsw', m: 8, ef_construction: 32 } as const;
+
+/**
+ * How a load writes the lookalike vectors before the alias moves (BINTEL_VECTOR_BUILD=after, the
+ * default): stored flat, without a graph, which costs Elasticsearch little more than a row without
+ * a vector; a knn search then scores every candidate (exact, slower). Once the rows are served the
+ * mapping is updated to LOOKALIKE_HNSW (Elasticsearch allows flat to hnsw) and the index is
+ * force-merged, which writes the graph (ingest/indices.ts buildVectorIndex).
+ */
+export const LOOKALIKE_FLAT = { type: 'flat' } as const;
+
+/** The mapping of an entity's lookalike vector with the given index options. */
+export function vectorMapping(def: EntityDef, indexOptions: Mapping = LOOKALIKE_HNSW): Mapping {
+  return { type: 'dense_vector', element_type: 'byte', dims: lookalikeDims(def.lookalike!), index: true, similarity: 'cosine', index_options: indexOptions };
+}
 
 /** Sort values longer than this are not indexed (nor sorted on: such a row sorts as missing). */
 const SORT_IGNORE_ABOVE = 512;
@@ -220,7 +234,7 @@ const { RANK_ALPHABET, RANK_EXACT, RANK_HIGH } = (() => {
 function allProperties(def: EntityDef): Record<string, Mapping> {
   const props: Record<string, Mapping> = {};
   for (const f of def.fields) for (const [name, m] of fieldMappings(def, f)) props[name] = m;
-  if (def.lookalike) props[LOOKALIKE_FIELD] = { type: 'dense_vector', element_type: 'byte', dims: lookalikeDims(def.lookalike), index: true, similarity: 'cosine', index_options: LOOKALIKE_HNSW };
+  if (def.lookalike) props[LOOKALIKE_FIELD] = vectorMapping(def);
   return props;
 }
 
@@ -232,6 +246,12 @@ export interface IndexShape {
   mergeSegments?: number;
   /** Index sorting on the default sort (indexSortOf); off unless true (BINTEL_INDEX_SORT). */
   indexSort?: boolean;
+  /**
+   * When the lookalike graph is built (BINTEL_VECTOR_BUILD): `after` the alias moves (default;
+   * vectors loaded flat, see LOOKALIKE_FLAT) or `during` the load (the graph built as segments are
+   * written and merged, before the rows are served).
+   */
+  vectorBuild?: 'after' | 'during';
 }
 
 /**

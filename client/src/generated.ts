@@ -3206,7 +3206,11 @@ export interface Operations {
         value: string | string[];
         seeds: number;
       }[];
-    }[], Meta>
+    }[], {
+      credits_charged: number;
+      /** ready: the approximate knn index of the type is built. building: a load has just replaced the rows and its knn graph is still being written; every candidate row is scored instead (exact results, slower calls) until it is ready. */
+      index_status: "ready" | "building";
+    }>
     | Failure<400, Error400>
     | Failure<401, Error401>
     | Failure<402, Error402>

@@ -156,6 +156,35 @@ export function lookalikeBody(req: LookalikeRequest, opts: { filter: Clause; see
   };
 }
 
+/** How long the knn graph status of an index is kept before it is read again (ms). */
+const INDEX_STATUS_TTL_MS = 5_000;
+const indexStatuses = new Map<string, { at: number; status: Promise<'ready' | 'building'> }>();
+
+/**
+ * Whether the knn graph of the index behind `index` (an alias) is written: a load serves its rows
+ * first and writes the graph afterwards (ingest/indices.ts buildVectorIndex), marking the index
+ * `_meta.bintel.vectors: "building"` meanwhile. Read from the mapping, kept a few seconds.
+ */
+export function indexStatus(services: Services, index: string, now = Date.now()): Promise<'ready' | 'building'> {
+  const hit = indexStatuses.get(index);
+  if (hit && now - hit.at < INDEX_STATUS_TTL_MS) return hit.status;
+  const status = services.es.indices
+    .getMapping({ index }, { ignore: [404] })
+    .then((m) => {
+      const meta = (Object.values(m ?? {})[0] as { mappings?: { _meta?: { bintel?: { vectors?: string } } } } | undefined)?.mappings?._meta?.bintel;
+      return meta?.vectors === 'building' ? ('building' as const) : ('ready' as const);
+    })
+    .catch(() => {
+      indexStatuses.delete(index);
+      return 'ready' as const;
+    });
+  indexStatuses.set(index, { at: now, status });
+  return status;
+}
+
+/** Forgets every index status read (tests: a status changed now is seen by the next call). */
+export const forgetIndexStatuses = (): void => indexStatuses.clear();
+
 /** Serves a parsed lookalike call for the authenticated caller. */
 export async function lookalikeRows(services: Services, auth: AuthState, req: LookalikeRequest): Promise<ReadResult> {
   const { def, list } = req;
@@ -177,7 +206,7 @@ export async function lookalikeRows(services: Services, auth: AuthState, req: Lo
   const index = indexFor(auth, def);
   const filter = knnFilter(req, caller);
   const common = { tier: grant.projection.tier, unitMilli: LOOKALIKE_PRICE_MILLI };
-  const echo = { type: def.name, seed_ids: req.seedIds, limit: req.limit, exclude_seeds: req.excludeSeeds, model: LOOKALIKE_MODEL, applied_filters: list.applied };
+  const echo = { type: def.name, seed_ids: req.seedIds, limit: req.limit, exclude_seeds: req.excludeSeeds, model: LOOKALIKE_MODEL, applied_filters: list.applied, index_status: await indexStatus(services, index) };
   if (req.dryRun) {
     const { count } = await services.es.count({ index, query: filter });
     const rows = Math.min(req.limit, count);

@@ -11,7 +11,8 @@ import { createEs } from '../../core/adapters/es.ts';
 import { entity } from '../../mappings/index.ts';
 import { ingestFile, reindexResource } from '../../ingest/run.ts';
 import { LoadAborted, EXIT } from '../../ingest/load.ts';
-import { listVersions, liveIndex, rollback } from '../../ingest/indices.ts';
+import { listVersions, liveIndex, rollback, vectorStatus } from '../../ingest/indices.ts';
+import { LOOKALIKE_FIELD } from '../../mappings/lookalike.ts';
 import type { Doc } from '../../mappings/types.ts';
 import { aliasName } from '../../core/names.ts';
 import { copyFixtures, type DataFiles } from '../helpers/data.ts';
@@ -122,6 +123,29 @@ t('re-running the same file is idempotent and keeps the previous version for rol
   const r = await rollback(es, ns, entity('companies'));
   assert.is(r.to, first);
   assert.is(await liveIndex(es, ns, 'companies'), first);
+});
+
+t('the rows are served before the lookalike graph: vectors flat and status building when the alias moves, the graph mapping and ready at the end', async () => {
+  let atServed: { live: string | null; status: string; type: unknown; index: string } | undefined;
+  const vectorType = async (index: string) => {
+    const m = await es.indices.getMapping({ index });
+    return (Object.values(m)[0]?.mappings?.properties?.[LOOKALIKE_FIELD] as { index_options?: { type?: string } } | undefined)?.index_options?.type;
+  };
+  const s = await ingest('companies', join(dir, 'companies.csv'), {
+    onServed: async (x: { index: string }) => {
+      atServed = { index: x.index, live: await liveIndex(es, ns, 'companies'), status: await vectorStatus(es, x.index), type: await vectorType(x.index) };
+    },
+  });
+  assert.ok(atServed, 'onServed was called');
+  assert.is(atServed?.index, s.index);
+  assert.is(atServed?.live, s.index, 'the alias had moved');
+  assert.is(atServed?.status, 'building', 'marked building while served before its graph');
+  assert.is(atServed?.type, 'flat', 'vectors loaded flat');
+  assert.is(s.vectors, 'ready');
+  assert.ok(s.servedMs <= s.elapsedMs);
+  assert.is(await vectorStatus(es, s.index), 'ready');
+  assert.is(await vectorType(s.index), 'hnsw', 'the graph mapping once ready');
+  assert.is(await liveIndex(es, ns, 'companies'), s.index);
 });
 
 t('bad files are refused before loading, with a clear message, and the alias stays', async () => {

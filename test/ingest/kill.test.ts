@@ -121,7 +121,9 @@ test('an interrupt during the merge: the load stops, the alias unchanged, its in
   assert.ok(before);
   const ctl = new AbortController();
   let merging = '';
-  const stopped = await ingestFile({ ...config, mergeSegments: 1 }, 'companies', small, {
+  // The merge before the alias moves: with the lookalike graph built during the load (deferred, a load
+  // this small serves without one; the graph's merge after the alias moves leaves the new index live).
+  const stopped = await ingestFile({ ...config, mergeSegments: 1, vectorBuild: 'during' }, 'companies', small, {
     progress: null,
     es,
     signal: ctl.signal,

@@ -20,7 +20,7 @@ import { entity } from '../../mappings/index.ts';
 import { againstExact, byteCosine, cosineOfScore, seedQuery, vectorBytes, type Scored } from '../../mappings/lookalike.ts';
 import { EMPLOYEE_BANDS } from '../../mappings/reference.ts';
 import type { EntityName } from '../../mappings/types.ts';
-import { knnFilter, lookalikeBody, parseLookalikes } from '../../server/read/lookalikes.ts';
+import { forgetIndexStatuses, knnFilter, lookalikeBody, parseLookalikes } from '../../server/read/lookalikes.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('lookalikes');
@@ -79,7 +79,9 @@ function assertExactTop(got: readonly Doc[], exact: readonly Scored[], label: st
 }
 
 t.before(async () => {
-  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_RATE_LIMIT_PER_MIN: '100000', BINTEL_LOOKALIKE_CANDIDATES: String(EXACT_CANDIDATES) });
+  // The graph is built before the alias moves (BINTEL_VECTOR_BUILD=during): a load of this size
+  // serving first would keep its one segment flat (exact), and the recall test below measures the graph.
+  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_RATE_LIMIT_PER_MIN: '100000', BINTEL_LOOKALIKE_CANDIDATES: String(EXACT_CANDIDATES), BINTEL_VECTOR_BUILD: 'during' });
   data = await loadGenerated(h, { companies: COMPANIES, personnel: 1500, brokerOffices: 200, brokers: 40, seed: 21 });
   sandbox = await loadGenerated(h, { companies: 300, personnel: 0, brokerOffices: 40, brokers: 10, seed: 22, sandbox: true });
   const o = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
@@ -171,6 +173,28 @@ t('the default (approximate) setting against the exact answer: at least 98% of i
     console.log(`\n  default knn (${candidates} candidates), top ${limit}, 40 seed sets: ${(100 * recall).toFixed(1)}% of the exact top rows (${found}/${expected}), mean similarity ${ratio.toFixed(4)} of the exact`);
     assert.ok(ratio >= 0.98, `mean similarity ${ratio.toFixed(4)} of the exact top ${limit}`);
     assert.ok(recall >= 0.9, `recall ${(100 * recall).toFixed(1)}% of the exact top ${limit}`);
+  }
+});
+
+t('meta.index_status: ready, and building while the live index is marked so by a load (results still served, exact)', async () => {
+  const es = h.running.services.es;
+  const alias = aliasName(h.running.services.dataNamespace('live'), 'companies');
+  const seeds = companies.slice(10, 12).map((c) => c.id);
+  const ok = await post({ type: 'companies', seed_ids: seeds, limit: 5 });
+  assert.is(ok.status, 200, JSON.stringify(ok.body));
+  assert.is(ok.body.meta.index_status, 'ready');
+  const index = Object.keys(await es.indices.getAlias({ name: alias }))[0];
+  const meta = (await es.indices.getMapping({ index }))[index].mappings._meta as { bintel: Record<string, unknown> };
+  try {
+    await es.indices.putMapping({ index, _meta: { bintel: { ...meta.bintel, vectors: 'building' } } });
+    forgetIndexStatuses();
+    const building = await post({ type: 'companies', seed_ids: seeds, limit: 5 });
+    assert.is(building.status, 200, JSON.stringify(building.body));
+    assert.is(building.body.meta.index_status, 'building');
+    assert.is((building.body.data as Doc[]).length, 5);
+  } finally {
+    await es.indices.putMapping({ index, _meta: meta });
+    forgetIndexStatuses();
   }
 });
 
