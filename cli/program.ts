@@ -2,8 +2,7 @@
  * The bintel command tree: every command group registered from its own module, in help groups,
  * so that `bintel --help` lists each group on one line. Built without parsing, so tests can walk it.
  */
-import { Command } from 'commander';
-import { API_VERSION } from '../server/version.ts';
+import type { Command } from 'commander';
 import { registerEsCommands } from './es.ts';
 import { registerTestCommand } from './test.ts';
 import { registerIngestCommands } from './ingest.ts';
@@ -20,6 +19,7 @@ import { registerDocsCommand } from './docs.ts';
 import { registerCrmCommands } from './crm.ts';
 import { registerReportsCommands } from './reports.ts';
 import { registerFlagsCommands } from './flags.ts';
+import { rootCommand } from './program-data.ts';
 
 /** Where help and errors go (tests capture them; the CLI writes to stdout and stderr). */
 export interface ProgramOutput {
@@ -29,12 +29,7 @@ export interface ProgramOutput {
 
 /** The whole command tree, registered in help groups (commander's helpGroup). */
 export function buildProgram(output: ProgramOutput = {}): Command {
-  const program = new Command();
-  program
-    .name('bintel')
-    .description('Benefits-intelligence data API: local services, data generation, ingest, indices, keys and the API server')
-    .version(API_VERSION)
-    .showHelpAfterError();
+  const program = rootCommand();
   // Set before any command is added: subcommands copy it when created.
   if (output.writeOut || output.writeErr) program.configureOutput(output);
 
