@@ -42,3 +42,13 @@ export async function closeAll(): Promise<void> {
   if (r) await r.quit().catch(() => r.disconnect());
   if (e) await e.close();
 }
+
+/**
+ * Waits, when less than `marginMs` is left of the current rate-limit window (fixed windows of a
+ * minute on the epoch, server/middleware/auth.ts), for the next one to begin: a test that counts
+ * a few calls against a limit must not straddle two windows (the count would start again).
+ */
+export async function awaitFreshRateWindow(marginMs = 5_000, windowMs = 60_000): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
+}

@@ -10,6 +10,7 @@ import { ApiError } from '../../server/errors.ts';
 import type { KeyRecord } from '../../server/services/keys.ts';
 import { assertSortAllowed, keyTier } from '../../server/services/tiers.ts';
 import { assertError, startHarness, withOrg, type Harness } from './harness.ts';
+import { awaitFreshRateWindow } from '../helpers/env.ts';
 
 const t = suite('access');
 let a: Harness;
@@ -176,6 +177,7 @@ t('rate limit: RateLimit headers on every call, then 429 RATE_LIMITED with Retry
   const limited = await startHarness({ BINTEL_RATE_LIMIT_PER_MIN: '3' });
   try {
     const { secret } = await limited.key({ org });
+    await awaitFreshRateWindow();
     for (let i = 0; i < 3; i++) {
       const res = await limited.call('GET', '/v1/whoami', { secret });
       assert.is(res.status, 200);
