@@ -10,6 +10,7 @@
  * - `bareAdds`: the baseline, the same number of `Queue.add` calls of `payload` at the same
  *   concurrency, straight to BullMQ (no HTTP, no validation, no reservation), on a queue of the
  *   same Redis prefix as the API's;
+ * - `cpuPer`: the CPU each process spent per operation while a run went (read from /proc);
  * - `pct`, `acceptRatio` and `startWorker` (a `bintel worker` process).
  */
 import { randomUUID } from 'node:crypto';
@@ -19,6 +20,7 @@ import { Queue } from 'bullmq';
 import type { Config } from '../core/config.ts';
 import { createRedis } from '../core/adapters/redis.ts';
 import type { Services } from '../server/context.ts';
+import { cpuOf } from './proc.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -101,12 +103,15 @@ export async function postJobs(opts: { url: string; n: number; clients: number; 
 
 /** A BullMQ queue of its own (`bench-floor`) under the API's queue prefix, for the baseline; `close` empties and closes it. */
 export function floorQueue(config: Config, services: Services): { queue: Queue; close: () => Promise<void> } {
-  const queue = new Queue('bench-floor', { connection: createRedis(config, { autoPipelining: false }), prefix: services.rk.queuePrefix() });
+  const connection = createRedis(config, { autoPipelining: false });
+  const queue = new Queue('bench-floor', { connection, prefix: services.rk.queuePrefix() });
   return {
     queue,
     close: async () => {
       await queue.obliterate({ force: true }).catch(() => {});
       await queue.close();
+      // BullMQ leaves a connection it was given open.
+      connection.disconnect();
     },
   };
 }
@@ -131,3 +136,24 @@ export async function startWorker(namespace: string, env: Record<string, string>
   });
   return child;
 }
+
+/**
+ * Runs `fn` (`n` operations) and returns its result with the CPU ms per operation each group of
+ * processes spent meanwhile (`bench` is this process: the clients). Other work on the machine
+ * that uses the same processes (another suite's requests to Elasticsearch or Redis) counts too.
+ */
+export async function cpuPer<T>(groups: Record<string, number[]>, n: number, fn: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, cpuOf(pids)]));
+  const self = process.cpuUsage();
+  const result = await fn();
+  const used = process.cpuUsage(self);
+  const cpu: Record<string, number> = { bench: (used.user + used.system) / 1000 / n };
+  for (const [k, pids] of Object.entries(groups)) cpu[k] = ((cpuOf(pids) - before[k]) * 1000) / n;
+  return { result, cpu };
+}
+
+/** `name 1.23 ms` pairs of a cpuPer result. */
+export const cpuText = (cpu: Record<string, number>): string =>
+  Object.entries(cpu)
+    .map(([k, ms]) => `${k} ${ms.toFixed(2)} ms`)
+    .join(', ');

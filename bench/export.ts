@@ -40,7 +40,8 @@ import { aliasName } from '../core/names.ts';
 import { createServices, type Services } from '../server/context.ts';
 import { exportJobKind, loadJob } from '../server/read/export-job.ts';
 import { hashSecret } from '../server/services/keys.ts';
-import { ACCEPT_GOAL, acceptRatio, bareAdds, benchOrgs, floorQueue, pct, postJobs, startWorker, type AcceptedJob, type BenchOrg } from './accept.ts';
+import { ACCEPT_GOAL, acceptRatio, bareAdds, benchOrgs, cpuPer, cpuText, floorQueue, pct, postJobs, startWorker, type AcceptedJob, type BenchOrg } from './accept.ts';
+import { esPids, pidsOf } from './proc.ts';
 import { spawnServer } from './server.ts';
 
 const { values: args } = parseArgs({
@@ -180,33 +181,43 @@ async function acceptance(services: Services): Promise<void> {
   const cap = Math.max(JOBS, CONFIG_DEFAULTS.exportMaxActive);
   const api = await spawnServer(config.namespace, { env: { BINTEL_WORKER_IN_PROCESS: '0', BINTEL_EXPORT_MAX_ACTIVE: String(cap) } });
   const floorQ = floorQueue(config, services);
-  const exportsQ = new Queue(exportJobKind.name, { connection: createRedis(config, { autoPipelining: false }), prefix: services.rk.queuePrefix() });
+  const exportsConn = createRedis(config, { autoPipelining: false });
+  const exportsQ = new Queue(exportJobKind.name, { connection: exportsConn, prefix: services.rk.queuePrefix() });
   const body = JSON.stringify({ resource: 'companies', max_rows: rows, ...Object.fromEntries(new URLSearchParams(FILTERS)) });
   process.stdout.write(
     `\nacceptance of POST /v1/exports (${JOBS} exports of ${rows} rows per client count, ${ORGS} organizations; the API accepts only: BINTEL_WORKER_IN_PROCESS=0, and BINTEL_EXPORT_MAX_ACTIVE raised from ${CONFIG_DEFAULTS.exportMaxActive} to ${cap} for the bench so the per-organization cap never refuses; ${args['idempotency-keys'] ? 'a fresh Idempotency-Key per request' : 'no Idempotency-Key'}; request body ${body.length} bytes)\n`,
   );
   process.stdout.write(`clients  accepted/s  accept p50  accept p99  bare BullMQ add p50  p99        add/s  payload  p99 / add p99  goal ≤ ${ACCEPT_GOAL}\n`);
   const runs: AcceptRun[] = [];
+  const redisPids = pidsOf(`redis-server .*:${new URL(config.redisUrl).port || 6379}`);
+  const notes: string[] = [];
   try {
     for (const clients of args.clients.split(',').map(Number)) {
       const orgs = await benchOrgs(services, 'benche', ORGS, 1_000_000_000_000);
-      const accept = await postJobs({ url: `${api.url}/v1/exports`, n: JOBS, clients, orgs, body: () => body, headers: args['idempotency-keys'] ? () => ({ 'idempotency-key': randomUUID() }) : undefined });
+      const posted = await cpuPer({ api: [api.pid], elasticsearch: esPids(), redis: redisPids }, JOBS, () =>
+        postJobs({ url: `${api.url}/v1/exports`, n: JOBS, clients, orgs, body: () => body, headers: args['idempotency-keys'] ? () => ({ 'idempotency-key': randomUUID() }) : undefined }),
+      );
+      const accept = posted.result;
       runs.push({ orgs, jobs: accept.jobs });
       // The baseline adds what the API enqueued for one of these jobs (the payload a worker gets), as is.
       const payload = (await exportsQ.getJob(accept.jobs[0].id))?.data as Record<string, unknown> | undefined;
       if (!payload) throw new Error(`job ${accept.jobs[0].id} is not in the exports queue`);
-      const floor = await bareAdds(floorQ.queue, JOBS, clients, payload, orgs[0].org);
+      const added = await cpuPer({ redis: redisPids }, JOBS, () => bareAdds(floorQ.queue, JOBS, clients, payload, orgs[0].org));
+      const floor = added.result;
+      notes.push(`${clients} clients: CPU per accept: ${cpuText(posted.cpu)}; per bare add: ${cpuText(added.cpu)}`);
       const ratio = acceptRatio(accept, floor);
       process.stdout.write(
         `${String(clients).padStart(7)}  ${(JOBS / (accept.wallMs / 1000)).toFixed(0).padStart(10)}  ${pct(accept.lat, 50).toFixed(1).padStart(7)} ms  ${pct(accept.lat, 99).toFixed(1).padStart(7)} ms  ${pct(floor.lat, 50).toFixed(1).padStart(16)} ms  ${pct(floor.lat, 99).toFixed(1).padStart(6)} ms  ${(JOBS / (floor.wallMs / 1000)).toFixed(0).padStart(7)}  ${String(JSON.stringify(payload).length).padStart(5)} B  ${ratio.toFixed(2).padStart(13)}  ${ratio <= ACCEPT_GOAL ? 'met' : 'not met'}\n`,
       );
     }
+    process.stdout.write(`${notes.join('\n')}\n(CPU from /proc while each ran: bench is this process, the clients and the BullMQ caller; work of other processes on the same Elasticsearch and Redis counts too)\n`);
     await api.close();
     if (!args['no-drain']) await drain(services, runs);
   } finally {
     await floorQ.close();
     await cleanup(services, exportsQ, runs);
     await exportsQ.close();
+    exportsConn.disconnect();
   }
 }
 
