@@ -26,8 +26,9 @@
  * number of bare BullMQ `Queue.add` calls of the payload the API enqueued (read back from its
  * queue), and the ratio of the p99s (goal: at most 2). Then one `bintel worker` runs the accepted
  * exports and the bench checks every one completed with all its rows and each organization paid
- * exactly the reservations (`--no-drain` skips this). `--warmup` exports (default 100, at 10
- * clients) and as many bare adds go first, unmeasured: the API process starts cold.
+ * exactly the reservations (`--no-drain` skips this). `--warmup` exports (default 300, at the
+ * largest client count) and as many bare adds go first, unmeasured: the API process starts cold
+ * and the clients' connections are opened then.
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -57,7 +58,7 @@ const { values: args } = parseArgs({
     'accept-rows': { type: 'string', default: '300' },
     'idempotency-keys': { type: 'boolean', default: false },
     'no-drain': { type: 'boolean', default: false },
-    warmup: { type: 'string', default: '100' },
+    warmup: { type: 'string', default: '300' },
   },
 });
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
@@ -195,14 +196,16 @@ async function acceptance(services: Services): Promise<void> {
   const notes: string[] = [];
   try {
     // Unmeasured first: the API process's first requests (and the bench's first adds) run cold.
+    // At the run's largest client count, so the clients' connections to the API are open before it is measured.
+    const counts = args.clients.split(',').map(Number);
     const warm = Number(args.warmup);
     if (warm > 0) {
       const orgs = await benchOrgs(services, 'benche', ORGS, 1_000_000_000_000);
-      const first = await postJobs({ url: `${api.url}/v1/exports`, n: warm, clients: 10, orgs, body: () => body });
+      const first = await postJobs({ url: `${api.url}/v1/exports`, n: warm, clients: Math.max(...counts), orgs, body: () => body });
       runs.push({ orgs, jobs: first.jobs });
-      await bareAdds(floorQ.queue, warm, 10, { warm: body }, orgs[0].org);
+      await bareAdds(floorQ.queue, warm, Math.max(...counts), { warm: body }, orgs[0].org);
     }
-    for (const clients of args.clients.split(',').map(Number)) {
+    for (const clients of counts) {
       const orgs = await benchOrgs(services, 'benche', ORGS, 1_000_000_000_000);
       const posted = await cpuPer({ api: [api.pid], elasticsearch: esPids(), redis: redisPids }, JOBS, () =>
         postJobs({ url: `${api.url}/v1/exports`, n: JOBS, clients, orgs, body: () => body, headers: args['idempotency-keys'] ? () => ({ 'idempotency-key': randomUUID() }) : undefined }),
