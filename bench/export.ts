@@ -13,16 +13,54 @@
  * API process's in-process worker, polled until completed, then downloaded) against the raw
  * walk of the same rows: rows/s from POST to completed, the download, and the API process's peak
  * RSS above idle during the job.
+ *
+ * Then acceptance (issue 30, goal 5; alone with `--accept-only`, which needs only a few thousand
+ * rows, e.g. `npm run bench:query -- --rows 20000 --load-only`): an API process that accepts only
+ * (BINTEL_WORKER_IN_PROCESS=0, so no export runs beside the accepts) with the per-organization
+ * cap of queued or running exports (BINTEL_EXPORT_MAX_ACTIVE, default 5) raised to `--jobs`;
+ * `--clients` (default 100) concurrent clients spread over `--orgs` organizations (default 20;
+ * client k with organization k mod orgs' key) POST `--jobs` small exports (default 500 of
+ * `--accept-rows` rows, default 300; no Idempotency-Key, so each is a new job, or a fresh one per
+ * request with `--idempotency-keys`). Prints accepted/s and the accept latency p50/p99 (client
+ * side, to the 202 read) and, in the same run at the same concurrency, as the baseline, the same
+ * number of bare BullMQ `Queue.add` calls of the payload the API enqueued (read back from its
+ * queue), and the ratio of the p99s (goal: at most 2). Then one `bintel worker` runs the accepted
+ * exports and the bench checks every one completed with all its rows and each organization paid
+ * exactly the reservations (`--no-drain` skips this). `--warmup` exports (default 300, at the
+ * largest client count) and as many bare adds go first, unmeasured: the API process starts cold
+ * and the clients' connections are opened then.
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '../core/config.ts';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { CONFIG_DEFAULTS, loadConfig } from '../core/config.ts';
+import { createRedis } from '../core/adapters/redis.ts';
 import { aliasName } from '../core/names.ts';
-import { createServices } from '../server/context.ts';
+import { createServices, type Services } from '../server/context.ts';
+import { exportJobKind, loadJob } from '../server/read/export-job.ts';
+import { hashSecret } from '../server/services/keys.ts';
+import { ACCEPT_GOAL, acceptRatio, bareAdds, benchOrgs, cpuPer, cpuText, floorQueue, pct, postJobs, startWorker, type AcceptedJob, type BenchOrg } from './accept.ts';
+import { esPids, pidsOf } from './proc.ts';
 import { spawnServer } from './server.ts';
 
-const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, limit: { type: 'string', default: '2000' }, 'async-rows': { type: 'string', default: '200000' } } });
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    limit: { type: 'string', default: '2000' },
+    'async-rows': { type: 'string', default: '200000' },
+    'accept-only': { type: 'boolean', default: false },
+    jobs: { type: 'string', default: '500' },
+    orgs: { type: 'string', default: '20' },
+    clients: { type: 'string', default: '100' },
+    'accept-rows': { type: 'string', default: '300' },
+    'idempotency-keys': { type: 'boolean', default: false },
+    'no-drain': { type: 'boolean', default: false },
+    warmup: { type: 'string', default: '300' },
+  },
+});
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq` });
 const FILTERS = 'states=CA,TX,NY,FL,OH,PA,IL,GA&sort_by=total_number_of_employees&sort_dir=desc&mode=full';
@@ -35,8 +73,16 @@ function rssMb(pid: number): number {
 
 async function main(): Promise<void> {
   const services = createServices(config);
+  const need = args['accept-only'] ? Number(args['accept-rows']) : Number(args.limit);
   const count = await services.es.count({ index: aliasName(config.namespace, 'companies') }).catch(() => ({ count: 0 }));
-  if (count.count < Number(args.limit)) throw new Error(`no bench data in ${config.namespace}: run \`npm run bench:query -- --load-only\` first`);
+  if (count.count < need) throw new Error(`no bench data in ${config.namespace}: run \`npm run bench:query -- --load-only\` first (\`-- --rows 20000 --load-only\` is enough for --accept-only)`);
+  if (!args['accept-only']) await throughput(services);
+  await acceptance(services);
+  await services.close();
+}
+
+/** The sync and async exports' rows/s against the raw walk (see the module comment). */
+async function throughput(services: Services): Promise<void> {
   const asyncRows = Number(args['async-rows']);
   const running = await spawnServer(config.namespace, { env: { BINTEL_EXPORT_MAX_ROWS: String(Math.max(asyncRows, 50_000)) } });
   const org = `benche-${randomUUID().slice(0, 8)}`;
@@ -121,7 +167,120 @@ async function main(): Promise<void> {
   );
   process.stdout.write(`\n| export of ${limit} rows (${args.rounds} rounds, median) | rows/s |\n|---|---|\n| API export.csv (CSV, streamed) | ${Math.round(a)} |\n| raw point-in-time walk, same query | ${Math.round(r)} |\n| API / raw | ${(a / r).toFixed(2)} |\n\nAPI process RSS: idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(peak - idle).toFixed(0)} MB)\n`);
   await running.close();
-  await services.close();
+}
+
+
+/** The ids of a run's accepted jobs with their organizations. */
+interface AcceptRun {
+  orgs: BenchOrg[];
+  jobs: AcceptedJob[];
+}
+
+/** Acceptance against a bare BullMQ add (see the module comment). */
+async function acceptance(services: Services): Promise<void> {
+  const JOBS = Number(args.jobs);
+  const ORGS = Number(args.orgs);
+  const rows = Number(args['accept-rows']);
+  const cap = Math.max(JOBS, CONFIG_DEFAULTS.exportMaxActive);
+  const api = await spawnServer(config.namespace, { env: { BINTEL_WORKER_IN_PROCESS: '0', BINTEL_EXPORT_MAX_ACTIVE: String(cap) } });
+  const floorQ = floorQueue(config, services);
+  const exportsConn = createRedis(config, { autoPipelining: false });
+  const exportsQ = new Queue(exportJobKind.name, { connection: exportsConn, prefix: services.rk.queuePrefix() });
+  const body = JSON.stringify({ resource: 'companies', max_rows: rows, ...Object.fromEntries(new URLSearchParams(FILTERS)) });
+  process.stdout.write(
+    `\nacceptance of POST /v1/exports (${JOBS} exports of ${rows} rows per client count, ${ORGS} organizations; the API accepts only: BINTEL_WORKER_IN_PROCESS=0, and BINTEL_EXPORT_MAX_ACTIVE raised from ${CONFIG_DEFAULTS.exportMaxActive} to ${cap} for the bench so the per-organization cap never refuses; ${args['idempotency-keys'] ? 'a fresh Idempotency-Key per request' : 'no Idempotency-Key'}; request body ${body.length} bytes)\n`,
+  );
+  process.stdout.write(`(after ${args.warmup} unmeasured accepts and adds)\nclients  accepted/s  accept p50  accept p99  bare BullMQ add p50  p99        add/s  payload  p99 / add p99  goal ≤ ${ACCEPT_GOAL}\n`);
+  const runs: AcceptRun[] = [];
+  const redisPids = pidsOf(`redis-server .*:${new URL(config.redisUrl).port || 6379}`);
+  const notes: string[] = [];
+  try {
+    // Unmeasured first: the API process's first requests (and the bench's first adds) run cold.
+    // At the run's largest client count, so the clients' connections to the API are open before it is measured.
+    const counts = args.clients.split(',').map(Number);
+    const warm = Number(args.warmup);
+    if (warm > 0) {
+      const orgs = await benchOrgs(services, 'benche', ORGS, 1_000_000_000_000);
+      const first = await postJobs({ url: `${api.url}/v1/exports`, n: warm, clients: Math.max(...counts), orgs, body: () => body });
+      runs.push({ orgs, jobs: first.jobs });
+      await bareAdds(floorQ.queue, warm, Math.max(...counts), { warm: body }, orgs[0].org);
+    }
+    for (const clients of counts) {
+      const orgs = await benchOrgs(services, 'benche', ORGS, 1_000_000_000_000);
+      const posted = await cpuPer({ api: [api.pid], elasticsearch: esPids(), redis: redisPids }, JOBS, () =>
+        postJobs({ url: `${api.url}/v1/exports`, n: JOBS, clients, orgs, body: () => body, headers: args['idempotency-keys'] ? () => ({ 'idempotency-key': randomUUID() }) : undefined }),
+      );
+      const accept = posted.result;
+      runs.push({ orgs, jobs: accept.jobs });
+      // The baseline adds what the API enqueued for one of these jobs (the payload a worker gets), as is.
+      const payload = (await exportsQ.getJob(accept.jobs[0].id))?.data as Record<string, unknown> | undefined;
+      if (!payload) throw new Error(`job ${accept.jobs[0].id} is not in the exports queue`);
+      const added = await cpuPer({ redis: redisPids }, JOBS, () => bareAdds(floorQ.queue, JOBS, clients, payload, orgs[0].org));
+      const floor = added.result;
+      notes.push(`${clients} clients: CPU per accept: ${cpuText(posted.cpu)}; per bare add: ${cpuText(added.cpu)}`);
+      const ratio = acceptRatio(accept, floor);
+      process.stdout.write(
+        `${String(clients).padStart(7)}  ${(JOBS / (accept.wallMs / 1000)).toFixed(0).padStart(10)}  ${pct(accept.lat, 50).toFixed(1).padStart(7)} ms  ${pct(accept.lat, 99).toFixed(1).padStart(7)} ms  ${pct(floor.lat, 50).toFixed(1).padStart(16)} ms  ${pct(floor.lat, 99).toFixed(1).padStart(6)} ms  ${(JOBS / (floor.wallMs / 1000)).toFixed(0).padStart(7)}  ${String(JSON.stringify(payload).length).padStart(5)} B  ${ratio.toFixed(2).padStart(13)}  ${ratio <= ACCEPT_GOAL ? 'met' : 'not met'}\n`,
+      );
+    }
+    process.stdout.write(`${notes.join('\n')}\n(CPU from /proc while each ran: bench is this process, the clients and the BullMQ caller; work of other processes on the same Elasticsearch and Redis counts too)\n`);
+    await api.close();
+    if (!args['no-drain']) await drain(services, runs);
+  } finally {
+    await floorQ.close();
+    await cleanup(services, exportsQ, runs);
+    await exportsQ.close();
+    exportsConn.disconnect();
+  }
+}
+
+/** One `bintel worker` runs the accepted exports; every one must complete with all its rows, and each organization pays exactly its reservations. */
+async function drain(services: Services, runs: AcceptRun[]): Promise<void> {
+  const t0 = performance.now();
+  const worker = await startWorker(config.namespace);
+  const all = runs.flatMap((r) => r.jobs.map((j) => ({ ...j, org: r.orgs[j.org] })));
+  try {
+    const deadline = Date.now() + 600_000;
+    for (;;) {
+      const active = await Promise.all(runs.flatMap((r) => r.orgs.map((o) => services.redis.scard(services.rk.activeJobs(o.org, exportJobKind.name)))));
+      if (active.every((n) => n === 0)) break;
+      if (Date.now() > deadline) throw new Error(`exports still queued or running after 600 s: ${active.reduce((a, b) => a + b, 0)}`);
+      await new Promise((res) => setTimeout(res, 500));
+    }
+  } finally {
+    worker.kill('SIGTERM');
+  }
+  const records = await Promise.all(all.map((j) => loadJob(services, j.org.org, j.id)));
+  const done = records.filter((r) => r?.status === 'completed' && r.rows_written === r.rows_reserved && r.rows_reserved > 0).length;
+  let off = 0;
+  for (const o of runs.flatMap((r) => r.orgs)) {
+    const paid = records.reduce((a, r) => a + (r?.org === o.org ? r.charge.milli : 0), 0);
+    off += Math.abs(1_000_000_000_000 - paid - (await services.credits.balance(o.org)));
+  }
+  process.stdout.write(
+    `drained by one \`bintel worker\` in ${((performance.now() - t0) / 1000).toFixed(0)} s: ${done}/${all.length} completed with all their rows, balances off by ${off} milli in all (expected 0): ${done === all.length && off === 0 ? 'ok' : 'NOT OK'}\n`,
+  );
+}
+
+/** Removes what the acceptance left: the bench organizations' keys, records and files, and their jobs in the exports queue. */
+async function cleanup(services: Services, exportsQ: Queue, runs: AcceptRun[]): Promise<void> {
+  const { redis, rk } = services;
+  const orgs = runs.flatMap((r) => r.orgs);
+  for (const job of runs.flatMap((r) => r.jobs)) await exportsQ.remove(job.id).catch(() => 0);
+  for (const o of orgs) {
+    const keys: string[] = [rk.key(o.keyId), rk.keyBySecret(hashSecret(o.secret))];
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', `${rk.prefix()}{org:${o.org}}*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+    await redis.srem(rk.ledgerOrgs(), o.org);
+  }
+  const names = await readdir(config.exportDir).catch(() => [] as string[]);
+  const prefixes = orgs.map((o) => `${Buffer.from(o.org).toString('base64url')}.`);
+  for (const name of names) if (prefixes.some((p) => name.startsWith(p))) await rm(join(config.exportDir, name), { force: true });
 }
 
 await main();
