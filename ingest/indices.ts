@@ -16,6 +16,9 @@ import { aliasName, isVersionOf, versionPattern } from '../core/names.ts';
 import { esMappings, esSettings, LOOKALIKE_FLAT, mappingHash, vectorMapping, type IndexShape } from '../mappings/es-mapping.ts';
 import { LOOKALIKE_FIELD } from '../mappings/lookalike.ts';
 import type { EntityDef, EntityName } from '../mappings/types.ts';
+import { bintelMeta, onlyBintelMeta, vectorsOf, type BintelMeta, type Loader, type VectorStatus } from '../mappings/index-meta.ts';
+
+export type { Loader, VectorStatus };
 
 
 export interface IndexVersion {
@@ -33,29 +36,6 @@ export interface IndexVersion {
   /** The load writing it, while unfinished (indices created before loaders were recorded: null). */
   loader: Loader | null;
 }
-
-/** The load writing an unfinished index. */
-export interface Loader {
-  host: string;
-  pid: number;
-  /** Epoch ms of its last heartbeat. */
-  heartbeat_at: number;
-}
-
-interface BintelMeta {
-  entity?: string;
-  mapping_hash?: string;
-  complete?: boolean;
-  rows?: number;
-  source?: string;
-  loaded_at?: string;
-  loader?: Loader;
-  /** The lookalike graph of a complete index: being built after the alias moved, or ready (absent: ready). */
-  vectors?: VectorStatus;
-}
-
-/** Whether a live index's lookalike graph is written (`building`: knn scores every candidate, exact and slower). */
-export type VectorStatus = 'building' | 'ready';
 
 /** The graph of the lookalike vectors is built after the rows are served (see LOOKALIKE_FLAT). */
 export const defersVectors = (def: EntityDef, shape: IndexShape): boolean => def.lookalike !== undefined && shape.vectorBuild !== 'during';
@@ -81,7 +61,7 @@ export async function listVersions(es: Es, ns: string, def: EntityDef): Promise<
   const out: IndexVersion[] = [];
   for (const [index, m] of Object.entries(mappings)) {
     if (!isVersionOf(index, ns, def.name)) continue;
-    const meta = ((m.mappings?._meta as { bintel?: BintelMeta } | undefined)?.bintel ?? {}) as BintelMeta;
+    const meta = bintelMeta(m);
     const st = stats.indices?.[index]?.primaries;
     const created = Number((settings as Record<string, { settings?: { index?: { creation_date?: string } } }>)[index]?.settings?.index?.creation_date ?? 0);
     out.push({
@@ -229,13 +209,12 @@ export const SERVED_SEGMENTS = 50;
 
 /** The `_meta.bintel` of an index. */
 async function metaOf(es: Es, index: string): Promise<BintelMeta> {
-  const m = await es.indices.getMapping({ index });
-  return ((Object.values(m)[0]?.mappings?._meta as { bintel?: BintelMeta } | undefined)?.bintel ?? {}) as BintelMeta;
+  return onlyBintelMeta(await es.indices.getMapping({ index }));
 }
 
 /** The lookalike graph status of an index (by name or alias): `ready` unless a load marked it building. */
 export async function vectorStatus(es: Es, index: string): Promise<VectorStatus> {
-  return (await metaOf(es, index)).vectors === 'building' ? 'building' : 'ready';
+  return vectorsOf(await metaOf(es, index));
 }
 
 /**

@@ -27,6 +27,7 @@ import { commonFilters, searchClause } from './query.ts';
 import { ownFilterClauses } from './filters.ts';
 import { SHAPE_PARAMS, queryOfObject, type RawQuery } from './request.ts';
 import type { ReadResult } from './list.ts';
+import { onlyBintelMeta, vectorsOf } from '../../mappings/index-meta.ts';
 
 type Clause = Record<string, unknown>;
 
@@ -170,10 +171,7 @@ export function indexStatus(services: Services, index: string, now = Date.now())
   if (hit && now - hit.at < INDEX_STATUS_TTL_MS) return hit.status;
   const status = services.es.indices
     .getMapping({ index }, { ignore: [404] })
-    .then((m) => {
-      const meta = (Object.values(m ?? {})[0] as { mappings?: { _meta?: { bintel?: { vectors?: string } } } } | undefined)?.mappings?._meta?.bintel;
-      return meta?.vectors === 'building' ? ('building' as const) : ('ready' as const);
-    })
+    .then((m) => vectorsOf(onlyBintelMeta(m as Record<string, unknown> | null)))
     .catch(() => {
       indexStatuses.delete(index);
       return 'ready' as const;
@@ -206,16 +204,18 @@ export async function lookalikeRows(services: Services, auth: AuthState, req: Lo
   const index = indexFor(auth, def);
   const filter = knnFilter(req, caller);
   const common = { tier: grant.projection.tier, unitMilli: LOOKALIKE_PRICE_MILLI };
-  const echo = { type: def.name, seed_ids: req.seedIds, limit: req.limit, exclude_seeds: req.excludeSeeds, model: LOOKALIKE_MODEL, applied_filters: list.applied, index_status: await indexStatus(services, index) };
+  // The graph status (cached a few seconds) is read beside the search, never before it.
+  const status = indexStatus(services, index);
+  const echoOf = async () => ({ type: def.name, seed_ids: req.seedIds, limit: req.limit, exclude_seeds: req.excludeSeeds, model: LOOKALIKE_MODEL, applied_filters: list.applied, index_status: await status });
   if (req.dryRun) {
-    const { count } = await services.es.count({ index, query: filter });
+    const [{ count }, echo] = await Promise.all([services.es.count({ index, query: filter }), echoOf()]);
     const rows = Math.min(req.limit, count);
     return { data: [], meta: { ...estimate({ auth, def, rows, ...common }), estimated_total_matches: count, ...echo, ...tierMeta(grant) } };
   }
 
   const seedDocs = seeds.map((h) => h._source ?? {});
   const body = lookalikeBody(req, { filter, seeds: seedDocs, candidates: services.config.lookalikeCandidates, source: sourceFields(def, grant.projection) });
-  const res = await services.esSearch.search<Doc>(index, body);
+  const [res, echo] = await Promise.all([services.esSearch.search<Doc>(index, body), echoOf()]);
   let hits = res.hits.hits as (Hit & { _score?: number | null })[];
   if (caller.crmMarks && caller.crm && hits.length) {
     // The knn pre-filter cannot name the CRMs a row is in: the rows' marks come from a search by id.
