@@ -94,6 +94,24 @@ export function joinFields(def: EntityDef): Map<string, string[]> {
   return out;
 }
 
+const entityFields = new WeakMap<EntityDef, Map<EntityName, string[]>>();
+
+/** The fields read from each parent entity over all of an entity's joins (sorted: one cache scope). */
+function entityJoinFields(def: EntityDef): Map<EntityName, string[]> {
+  let out = entityFields.get(def);
+  if (out) return out;
+  const byJoin = joinFields(def);
+  const sets = new Map<EntityName, Set<string>>();
+  for (const j of def.joins) {
+    const set = sets.get(j.entity) ?? new Set<string>();
+    for (const f of byJoin.get(j.name) ?? []) set.add(f);
+    sets.set(j.entity, set);
+  }
+  out = new Map([...sets].map(([entity, set]) => [entity, [...set].sort()]));
+  entityFields.set(def, out);
+  return out;
+}
+
 function keyIds(doc: Doc, j: JoinDef): string[] {
   const v = doc[j.key];
   if (isBlank(v)) return [];
@@ -145,13 +163,17 @@ export async function completeBatch(
   rows: PreparedRow[],
   lookup: ParentLookup,
 ): Promise<{ done: PreparedRow[]; rejected: RejectedRow[] }> {
-  const needed = joinFields(def);
-  const parentsByJoin = new Map<string, Map<string, Doc>>();
+  // One fetch per parent entity, with every field its joins read: two joins of one entity
+  // (a company's offices and its primary office) share one cache and one `_mget`.
+  const byEntity = new Map<EntityName, { ids: Set<string>; fields: string[] }>();
+  for (const [entity, fields] of entityJoinFields(def)) byEntity.set(entity, { ids: new Set(), fields });
   for (const j of def.joins) {
-    const ids = new Set<string>();
-    for (const r of rows) for (const id of keyIds(r.doc, j)) ids.add(id);
-    parentsByJoin.set(j.name, ids.size ? await lookup.fetch(j.entity, [...ids], needed.get(j.name) ?? []) : new Map());
+    const want = byEntity.get(j.entity) as { ids: Set<string> };
+    for (const r of rows) for (const id of keyIds(r.doc, j)) want.ids.add(id);
   }
+  const fetched = new Map<EntityName, Map<string, Doc>>();
+  for (const [entity, { ids, fields }] of byEntity) fetched.set(entity, ids.size ? await lookup.fetch(entity, [...ids], fields) : new Map());
+  const parentsByJoin = new Map<string, Map<string, Doc>>(def.joins.map((j) => [j.name, fetched.get(j.entity) as Map<string, Doc>]));
   const done: PreparedRow[] = [];
   const rejected: RejectedRow[] = [];
   for (const r of rows) {

@@ -15,6 +15,11 @@ import { listVersions, liveIndex, rollback, vectorStatus } from '../../ingest/in
 import { LOOKALIKE_FIELD } from '../../mappings/lookalike.ts';
 import type { Doc } from '../../mappings/types.ts';
 import { aliasName } from '../../core/names.ts';
+import { csvFields } from '../../mappings/index.ts';
+import type { EntityName } from '../../mappings/types.ts';
+import { openCsv } from '../../ingest/csv-source.ts';
+import { EsParentLookup } from '../../ingest/parents.ts';
+import { completeBatch, isRejected, prepareRow, type PreparedRow } from '../../ingest/transform.ts';
 import { copyFixtures, type DataFiles } from '../helpers/data.ts';
 
 // A namespace of its own inside the run's (its indices are `<run ns>-ingest-*`, removed with the
@@ -108,6 +113,37 @@ t('documents carry derived and denormalized attributes', async () => {
   assert.is(tom.company_name, 'Marsh & McLennan Agency', 'broker contacts echo the broker entity');
   assert.is(tom.broker_office_state, 'TX');
   assert.equal(tom.related_office_ids, ['o1']);
+});
+
+t('a batch reads each parent once for all of its joins (one cache scope per parent resource), and completes rows as the load did', async () => {
+  const def = entity('companies');
+  class Counting extends EsParentLookup {
+    calls: { entity: string; ids: readonly string[]; fields: readonly string[] }[] = [];
+    override fetch(e: EntityName, ids: readonly string[], fields: readonly string[]) {
+      this.calls.push({ entity: e, ids, fields });
+      return super.fetch(e, ids, fields);
+    }
+  }
+  const lookup = new Counting(es, ns);
+  const source = await openCsv(join(dir, 'companies.csv'), csvFields(def));
+  const batch: PreparedRow[] = [];
+  for await (const recs of source.records) for (const rec of recs) if (!('issue' in rec)) {
+    const r = prepareRow(def, rec, csvFields(def));
+    if (!isRejected(r)) batch.push(r);
+  }
+  const { done } = await completeBatch(def, batch, lookup);
+  // Offices are joined twice (every office, the primary office): one fetch, each id once, every field either join reads.
+  assert.equal(lookup.calls.map((c) => c.entity), ['broker-offices']);
+  const [call] = lookup.calls;
+  assert.is(new Set(call.ids).size, call.ids.length);
+  assert.equal([...call.fields], ['broker_id', 'broker_name', 'long_tail', 'office_name']);
+  const loaded = await docs('companies');
+  assert.ok(done.length > 0);
+  for (const r of done) {
+    const stored = loaded.get(String(r.doc.id));
+    if (!stored) continue;
+    for (const f of ['brokers', 'broker_ids', 'broker_offices', 'primary_broker', 'primary_broker_office', 'primary_broker_id', 'long_tail_brokers']) assert.equal(r.doc[f], stored[f], `${r.doc.id}.${f}`);
+  }
 });
 
 t('re-running the same file is idempotent and keeps the previous version for rollback', async () => {
