@@ -88,8 +88,33 @@ export async function liveIndex(es: Es, ns: string, entity: EntityName): Promise
   return names[0] ?? null;
 }
 
-/** Load-time settings: no refresh, no replicas, async translog. */
-const LOAD_SETTINGS = { refresh_interval: '-1', number_of_replicas: 0, 'translog.durability': 'async' };
+/**
+ * Merging while loading, allowed up to this many segments of a size (Lucene's default: 10). Every
+ * load ends in a merge that rewrites every row anyway (to BINTEL_MERGE_SEGMENTS, or the lookalike
+ * graph's), so the merges on the way were work done twice: at 300k companies this took
+ * Elasticsearch from 292 to 250 µs of CPU per row and the rows were served after 59 s instead of
+ * 68 s (docs/performance.md, goal 1).
+ */
+const LOAD_SEGMENTS_PER_TIER = 50;
+
+/** Load-time settings: no refresh, no replicas, async translog, few merges. */
+const LOAD_SETTINGS = {
+  refresh_interval: '-1',
+  number_of_replicas: 0,
+  'translog.durability': 'async',
+  'merge.policy.segments_per_tier': LOAD_SEGMENTS_PER_TIER,
+  'merge.policy.max_merge_at_once': LOAD_SEGMENTS_PER_TIER,
+};
+
+/** What a complete index serves with: refresh and durable writes. */
+const SERVE_SETTINGS = { refresh_interval: '1s', 'translog.durability': 'request' };
+
+/**
+ * The default merge policy back, once the load's last merge is done (kept until then: restored
+ * before, it would start merges of the load's segments that the last merge then rewrites again).
+ */
+const restoreMergePolicy = (es: Es, index: string) =>
+  es.indices.putSettings({ index, settings: { 'merge.policy.segments_per_tier': null, 'merge.policy.max_merge_at_once': null } as Record<string, unknown> });
 
 /** This process as a loader, now. */
 const thisLoader = (): Loader => ({ host: hostname(), pid: process.pid, heartbeat_at: Date.now() });
@@ -188,7 +213,7 @@ export async function forceMerge(es: Es, index: string, segments: number, opts: 
  */
 export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opts: { shape: IndexShape; rows: number; source: string; signal?: AbortSignal; onMerge?: () => void; beforeComplete?: () => Promise<void> }): Promise<void> {
   const { shape } = opts;
-  await es.indices.putSettings({ index, settings: { refresh_interval: '1s', 'translog.durability': 'request' } });
+  await es.indices.putSettings({ index, settings: SERVE_SETTINGS });
   await es.indices.refresh({ index });
   const deferred = defersVectors(def, shape);
   // With the graph deferred the rows are served as loaded, in up to SERVED_SEGMENTS segments: the one merge of buildVectorIndex, after the alias
@@ -197,6 +222,7 @@ export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opt
   // (another load's graph can hold it for minutes).
   const segments = async () => (await es.indices.stats({ index, metric: ['segments'] })).indices?.[index]?.primaries?.segments?.count ?? 0;
   if (shape.mergeSegments && (!deferred || (await segments()) > SERVED_SEGMENTS)) await forceMerge(es, index, deferred ? SERVED_SEGMENTS : shape.mergeSegments, { signal: opts.signal, onStarted: opts.onMerge });
+  if (!deferred) await restoreMergePolicy(es, index);
   await es.indices.putSettings({ index, settings: { number_of_replicas: shape.replicas } });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
   await opts.beforeComplete?.();
@@ -230,6 +256,7 @@ export async function buildVectorIndex(es: Es, index: string, def: EntityDef, sh
   await es.indices.putMapping({ index, properties: { [LOOKALIKE_FIELD]: vectorMapping(def) as never } });
   const segments = (await es.indices.stats({ index, metric: ['segments'] })).indices?.[index]?.primaries?.segments?.count ?? 0;
   if (shape.mergeSegments && segments > shape.mergeSegments) await forceMerge(es, index, shape.mergeSegments, opts);
+  await restoreMergePolicy(es, index);
   const { vectors: _building, ...meta } = await metaOf(es, index);
   await es.indices.putMapping({ index, _meta: { bintel: { ...meta, vectors: 'ready' } } });
 }

@@ -162,14 +162,16 @@ t('re-running the same file is idempotent and keeps the previous version for rol
 });
 
 t('the rows are served before the lookalike graph: vectors flat and status building when the alias moves, the graph mapping and ready at the end', async () => {
-  let atServed: { live: string | null; status: string; type: unknown; index: string } | undefined;
+  let atServed: { live: string | null; status: string; type: unknown; index: string; tier: unknown } | undefined;
+  // The load's merge policy (few merges: the graph merge rewrites every row) until its last merge, then the default.
+  const tierOf = async (index: string) => (Object.values(await es.indices.getSettings({ index, flat_settings: true }))[0]?.settings as Record<string, unknown> | undefined)?.['index.merge.policy.segments_per_tier'];
   const vectorType = async (index: string) => {
     const m = await es.indices.getMapping({ index });
     return (Object.values(m)[0]?.mappings?.properties?.[LOOKALIKE_FIELD] as { index_options?: { type?: string } } | undefined)?.index_options?.type;
   };
   const s = await ingest('companies', join(dir, 'companies.csv'), {
     onServed: async (x: { index: string }) => {
-      atServed = { index: x.index, live: await liveIndex(es, ns, 'companies'), status: await vectorStatus(es, x.index), type: await vectorType(x.index) };
+      atServed = { index: x.index, live: await liveIndex(es, ns, 'companies'), status: await vectorStatus(es, x.index), type: await vectorType(x.index), tier: await tierOf(x.index) };
     },
   });
   assert.ok(atServed, 'onServed was called');
@@ -177,6 +179,8 @@ t('the rows are served before the lookalike graph: vectors flat and status build
   assert.is(atServed?.live, s.index, 'the alias had moved');
   assert.is(atServed?.status, 'building', 'marked building while served before its graph');
   assert.is(atServed?.type, 'flat', 'vectors loaded flat');
+  assert.is(atServed?.tier, '50', 'served with the load merge policy until the graph merge');
+  assert.is(await tierOf(s.index), undefined, 'the default merge policy once the graph is written');
   assert.is(s.vectors, 'ready');
   assert.ok(s.servedMs <= s.elapsedMs);
   assert.is(await vectorStatus(es, s.index), 'ready');
