@@ -119,9 +119,14 @@ t('a batch reads each parent once for all of its joins (one cache scope per pare
   const def = entity('companies');
   class Counting extends EsParentLookup {
     calls: { entity: string; ids: readonly string[]; fields: readonly string[] }[] = [];
+    mgets = 0;
     override fetch(e: EntityName, ids: readonly string[], fields: readonly string[]) {
       this.calls.push({ entity: e, ids, fields });
       return super.fetch(e, ids, fields);
+    }
+    protected override mget(e: EntityName, ids: string[], fields: readonly string[]) {
+      this.mgets++;
+      return super.mget(e, ids, fields);
     }
   }
   const lookup = new Counting(es, ns);
@@ -139,11 +144,18 @@ t('a batch reads each parent once for all of its joins (one cache scope per pare
   assert.equal([...call.fields], ['broker_id', 'broker_name', 'long_tail', 'office_name']);
   const loaded = await docs('companies');
   assert.ok(done.length > 0);
+  const joined = ['brokers', 'broker_ids', 'broker_offices', 'primary_broker', 'primary_broker_office', 'primary_broker_id', 'long_tail_brokers'];
   for (const r of done) {
     const stored = loaded.get(String(r.doc.id));
     if (!stored) continue;
-    for (const f of ['brokers', 'broker_ids', 'broker_offices', 'primary_broker', 'primary_broker_office', 'primary_broker_id', 'long_tail_brokers']) assert.equal(r.doc[f], stored[f], `${r.doc.id}.${f}`);
+    for (const f of joined) assert.equal(r.doc[f], stored[f], `${r.doc.id}.${f}`);
   }
+  // The same rows again: every parent from the cache (kept packed), and the same documents.
+  const again: PreparedRow[] = batch.map((r) => ({ ...r, doc: Object.fromEntries(Object.entries(r.doc).filter(([k]) => !joined.includes(k))) }));
+  const second = await completeBatch(def, again, lookup);
+  assert.is(lookup.calls.length, 2);
+  assert.is(lookup.mgets, 1, 'the second batch read no parent from Elasticsearch');
+  assert.equal(second.done.map((r) => joined.map((f) => r.doc[f])), done.map((r) => joined.map((f) => r.doc[f])));
 });
 
 t('re-running the same file is idempotent and keeps the previous version for rollback', async () => {
