@@ -11,9 +11,11 @@ export function registerTestCommand(program: Command): void {
     .summary('run the test files against real Elasticsearch and Redis')
     .description('run every test file (test/**/*.test.ts) against real Elasticsearch and Redis, started when needed, in a fresh namespace that is removed afterwards')
     .argument('[filters...]', 'only test files whose path contains one of these, e.g. `npm test -- ingest`')
-    .action(async (filters: string[]) => {
+    .option('--runtimes <list>', 'Node runtimes, one lane each, run side by side: `current` or majors (fetched with npx -p node@<major>)', 'current')
+    .option('--timings <file>', 'where to write the time of every file and data load (default test-timings.json, or BINTEL_TEST_TIMINGS)')
+    .action(async (filters: string[], o: { runtimes: string; timings?: string }) => {
       // Loaded on use: the test runner is a development tool, not part of the shipped CLI path.
       const { runTests } = await import('../test/runner.ts');
-      process.exitCode = await runTests({ filters, env: process.env });
-    }), 'bintel test test/cli test/server/export.test');
+      process.exitCode = await runTests({ filters, env: process.env, runtimes: o.runtimes, timings: o.timings });
+    }), 'bintel test test/cli test/server/export.test', 'bintel test --runtimes current,24');
 }

@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * The layers of the code base, checked on every static import: dependencies point one way
  * (cli/ and bench/ → server/, ingest/ and local/ → core/ → mappings/), and configuration is

@@ -1,8 +1,14 @@
 /**
  * The test runner behind `npm test` (`bintel test`): makes sure Elasticsearch and Redis are
- * up, gives the run a fresh namespace, runs every uvu file (test/**\/*.test.ts, sorted) in its
- * own process, removes what the run created in that namespace, and ends with the line
+ * up, gives the run a fresh namespace, runs every uvu file (test/**\/*.test.ts, sorted) in one
+ * lane per Node runtime, removes what the run created in that namespace, and ends with the line
  * `N passed, N failed`. Exit code 1 on any failure, when no test ran, or when cleanup failed.
+ *
+ * Lanes run side by side, each with its own namespace (`<run>-n20`, `<run>-n24`) on the
+ * one Elasticsearch and the one Redis. In a lane the pure files (`@test-kind pure`) run first, in
+ * one process; every other file runs alone in its own process, one after another. A file that
+ * holds a lock (`@test-lock <name>`: Elasticsearch nodes, a Redis Cluster) waits while another
+ * lane runs one of the same lock, and the lane runs its next file meanwhile (test/runner/plan.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -13,8 +19,11 @@ import { ConfigError, loadConfig, type Config } from '../core/config.ts';
 import { ensureEs } from '../local/es-local.ts';
 import { ensureRedis } from '../local/redis-local.ts';
 import { cleanNamespace, footprint, type Footprint } from './runner/cleanup.ts';
+import { planFiles, type FilePlan } from './runner/plan.ts';
+import { laneName, resolveRuntimes, type Runtime } from './runner/runtimes.ts';
 import { runSuite, type SuiteResult } from './runner/suite.ts';
 import { AUDIT_ENV, auditSecrets } from './runner/secret-audit.ts';
+import { TIMING_ENV, readLoads, timingReport, writeTimings, type FileTiming, type RunTimings } from './runner/timings.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEST_DIR = join(ROOT, 'test');
@@ -27,6 +36,10 @@ export interface RunOptions {
   filters: string[];
   /** The environment the test processes inherit (BINTEL_NAMESPACE is set for them). */
   env: NodeJS.ProcessEnv;
+  /** Runtimes, one lane each: `current` or Node majors, comma-separated (default `current`). */
+  runtimes?: string;
+  /** Where the timing file is written (default BINTEL_TEST_TIMINGS, else test-timings.json). */
+  timings?: string;
   log?: Log;
 }
 
@@ -60,7 +73,7 @@ function runConfig(env: NodeJS.ProcessEnv): Config {
   }
 }
 
-/** The environment of the test processes. */
+/** The environment of the test processes of a lane. */
 function childEnv(env: NodeJS.ProcessEnv, namespace: string): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env, BINTEL_NAMESPACE: namespace, LOG_LEVEL: env.LOG_LEVEL ?? 'silent' };
   // uvu colours only on a terminal and its stdout is our pipe; keep colours for humans.
@@ -68,33 +81,86 @@ function childEnv(env: NodeJS.ProcessEnv, namespace: string): NodeJS.ProcessEnv 
   return out;
 }
 
-/** Runs the files one after another; stops early (after the current file) on Ctrl-C. */
-async function runFiles(files: string[], env: NodeJS.ProcessEnv, log: Log): Promise<{ results: SuiteResult[]; interrupted: boolean }> {
-  let interrupted = false;
-  // The current file gets the same SIGINT from the terminal; we only stop starting new ones,
-  // so the cleanup below still runs.
-  const onSigint = (): void => {
-    interrupted = true;
-  };
-  process.on('SIGINT', onSigint);
-  const results: SuiteResult[] = [];
-  try {
-    for (const file of files) {
-      if (interrupted) break;
-      log(`\n# ${file}`);
-      results.push(await runSuite(file, ROOT, env));
-    }
-  } finally {
-    process.off('SIGINT', onSigint);
+/** Named locks shared by the lanes of a run: one holder per name. */
+class Locks {
+  private readonly held = new Set<string>();
+  private waiters: (() => void)[] = [];
+  free(name: string | null): boolean {
+    return name === null || !this.held.has(name);
   }
-  return { results, interrupted };
+  /** Takes a free lock (check `free` in the same tick); returns its release. */
+  take(name: string | null): () => void {
+    if (name === null) return () => {};
+    if (this.held.has(name)) throw new Error(`lock ${name} is held`);
+    this.held.add(name);
+    return () => {
+      this.held.delete(name);
+      const w = this.waiters;
+      this.waiters = [];
+      for (const wake of w) wake();
+    };
+  }
+  /** Resolves when any lock is released. */
+  released(): Promise<void> {
+    return new Promise((r) => this.waiters.push(r));
+  }
+}
+
+/** One lane: a runtime, its namespace, and what it ran. */
+interface Lane {
+  name: string;
+  runtime: Runtime;
+  namespace: string;
+  env: NodeJS.ProcessEnv;
+  timingDir: string;
+  results: SuiteResult[];
+  files: FileTiming[];
+  ms: number;
+}
+
+/** What a lane runs: the batch of its pure files, then each other file in order. */
+type Unit = { files: string[]; lock: string | null };
+
+function units(plans: FilePlan[]): Unit[] {
+  const pure = plans.filter((p) => p.pure).map((p) => p.file);
+  return [...(pure.length > 1 ? [{ files: pure, lock: null }] : pure.map((f) => ({ files: [f], lock: null }))), ...plans.filter((p) => !p.pure).map((p) => ({ files: [p.file], lock: p.lock }))];
+}
+
+const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** Runs a lane's units; stops starting new ones once `stopped()` says so. */
+async function runLane(lane: Lane, todo: Unit[], locks: Locks, ctx: { log: Log; stream: boolean; stopped: () => boolean }): Promise<void> {
+  const started = performance.now();
+  const queue = [...todo];
+  const tag = ctx.stream ? '' : `[${lane.name}] `;
+  while (queue.length && !ctx.stopped()) {
+    const i = queue.findIndex((u) => locks.free(u.lock));
+    if (i < 0) {
+      await locks.released();
+      continue;
+    }
+    const [unit] = queue.splice(i, 1);
+    const release = locks.take(unit.lock);
+    try {
+      const label = unit.files.length === 1 ? unit.files[0] : `${unit.files.length} pure files`;
+      if (ctx.stream) ctx.log(`\n# ${label}`);
+      const r = await runSuite(unit.files.length === 1 ? unit.files[0] : unit.files, ROOT, lane.env, { node: lane.runtime.node, stream: ctx.stream });
+      if (!ctx.stream) ctx.log(`\n# ${tag}${label} (${sec(r.ms ?? 0)})\n${r.output.trimEnd()}`);
+      const { output: _output, ...result } = r;
+      lane.results.push({ ...result, file: `${tag}${result.file}` });
+      lane.files.push({ lane: lane.name, file: result.file, ms: r.ms ?? 0, passed: r.passed, failed: r.failed, ...(r.parts ? { parts: r.parts } : {}) });
+    } finally {
+      release();
+    }
+  }
+  lane.ms = Math.round(performance.now() - started);
 }
 
 /** Removes what the run created; false (after saying why) when that did not fully work. */
 async function cleanup(config: Config, before: Footprint, log: Log): Promise<boolean> {
   try {
     const r = await cleanNamespace(config, before);
-    log(`\ncleanup of namespace ${config.namespace}: ${r.indices.length} index(es), ${r.keys.length} Redis key(s) removed`);
+    log(`\ncleanup of namespace ${config.namespace} and the namespaces under it: ${r.indices.length} index(es), ${r.keys.length} Redis key(s) removed`);
     if (!r.left.indices.size && !r.left.keys.size) return true;
     log(`cleanup left behind: ${[...r.left.indices, ...r.left.keys].slice(0, 20).join(', ')}`);
   } catch (err) {
@@ -136,21 +202,68 @@ function report(results: SuiteResult[], log: Log): { passed: number; failed: num
 /** Runs the test files matching `filters` (all when empty); resolves to the exit code. */
 export async function runTests(opts: RunOptions): Promise<number> {
   const log = opts.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const started = performance.now();
   const config = runConfig(opts.env);
   const namespace = config.namespace;
-  await ensureEs(config, log, opts.env);
-  await ensureRedis(config, log);
+  // Elasticsearch, Redis and the runtimes are independent: made ready side by side.
+  const [runtimes] = await Promise.all([resolveRuntimes(opts.runtimes ?? 'current'), ensureEs(config, log, opts.env), ensureRedis(config, log)]);
   const all = await findTestFiles();
   const files = opts.filters.length ? all.filter((f) => opts.filters.some((x) => f.includes(x))) : all;
   if (!files.length) log(`no test file matches ${opts.filters.map((f) => JSON.stringify(f)).join(' or ')} (of ${all.length})`);
-  log(`${files.length} test file(s), namespace ${namespace}, Elasticsearch ${config.esUrl}, Redis ${redacted(config.redisUrl)}`);
+  const plans = await planFiles(ROOT, files);
   const before = await footprint(config);
   const audit = await mkdtemp(join(tmpdir(), 'bintel-audit-'));
-  const { results, interrupted } = await runFiles(files, { ...childEnv(opts.env, namespace), [AUDIT_ENV]: audit }, log);
+  const lanes: Lane[] = [];
+  for (const runtime of runtimes) {
+    const name = laneName(runtime);
+    const ns = `${namespace}-n${runtime.version.replace(/^v/, '').split('.')[0]}`;
+    const timingDir = await mkdtemp(join(tmpdir(), `bintel-timing-${name}-`));
+    lanes.push({ name, runtime, namespace: ns, timingDir, env: { ...childEnv(opts.env, ns), [AUDIT_ENV]: audit, [TIMING_ENV]: timingDir }, results: [], files: [], ms: 0 });
+  }
+  const pure = plans.filter((p) => p.pure).length;
+  log(`${files.length} test file(s) (${pure} pure), ${lanes.length} lane(s): ${lanes.map((l) => `${l.name} ${l.runtime.version} in ${l.namespace}`).join(', ')}; Elasticsearch ${config.esUrl}, Redis ${redacted(config.redisUrl)}`);
+
+  let interrupted = false;
+  // The running files get the same SIGINT from the terminal; we only stop starting new ones,
+  // so the cleanup below still runs.
+  const onSigint = (): void => {
+    interrupted = true;
+  };
+  process.on('SIGINT', onSigint);
+  const locks = new Locks();
+  const todo = units(plans);
+  const testsStarted = performance.now();
+  try {
+    await Promise.all(lanes.map((lane) => runLane(lane, todo, locks, { log, stream: lanes.length === 1, stopped: () => interrupted })));
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  const testsMs = Math.round(performance.now() - testsStarted);
+
+  const results = lanes.flatMap((l) => l.results);
   if (files.length) results.push(secretAudit(audit, log));
   await rm(audit, { recursive: true, force: true });
   const cleaned = await cleanup(config, before, log);
-  if (interrupted) log(`interrupted: ${files.length - results.length} file(s) not run`);
+  const ran = results.length - (files.length ? 1 : 0);
+  if (interrupted) log(`interrupted: ${todo.length * lanes.length - ran} file(s) not run`);
+
+  const timings: RunTimings = {
+    started: new Date(Date.now() - (performance.now() - started)).toISOString(),
+    ms: testsMs,
+    lanes: lanes.map((l) => ({ lane: l.name, node: l.runtime.node, version: l.runtime.version, namespace: l.namespace, ms: l.ms, passed: l.results.reduce((s, r) => s + r.passed, 0), failed: l.results.reduce((s, r) => s + r.failed, 0) })),
+    files: lanes.flatMap((l) => l.files),
+    loads: lanes.flatMap((l) => readLoads(l.timingDir).map((x) => ({ ...x, lane: l.name }))),
+  };
+  await Promise.all(lanes.map((l) => rm(l.timingDir, { recursive: true, force: true })));
+  const timingFile = opts.timings ?? opts.env.BINTEL_TEST_TIMINGS ?? join(ROOT, 'test-timings.json');
+  log('');
+  for (const line of timingReport(timings)) log(line);
+  try {
+    await writeTimings(timingFile, timings);
+    log(`timings of every file and load: ${relative(process.cwd(), timingFile) || timingFile}`);
+  } catch (err) {
+    log(`could not write the timing file ${timingFile}: ${(err as Error).message}`);
+  }
   const { passed, failed } = report(results, log);
   return failed > 0 || passed === 0 || !cleaned || interrupted ? 1 : 0;
 }

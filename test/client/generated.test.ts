@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * The committed client matches the document: client/src/generated.ts regenerated in memory from
  * the document the server serves must equal the file (else: `npm run client:generate`). The

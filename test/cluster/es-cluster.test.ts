@@ -1,3 +1,4 @@
+// @test-lock es-nodes: starts Elasticsearch nodes of its own (test/runner/plan.ts)
 /**
  * The service on a three-node Elasticsearch cluster started by this suite (test/helpers/es-cluster.ts,
  * 512 MB heap each): ES_URL names the three nodes, indices are loaded with 2 shards and 1 replica

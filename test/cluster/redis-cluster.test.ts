@@ -1,3 +1,4 @@
+// @test-lock redis-cluster: starts a Redis Cluster of its own (test/runner/plan.ts)
 /**
  * The service on a Redis Cluster (REDIS_CLUSTER_NODES): a local three-master cluster started by
  * this suite (test/helpers/redis-cluster.ts, append-only files fsynced on every write), never the

@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * The sections of the documentation written from the entity definitions (`bintel docs`) match
  * them: the CSV reference in docs/data.md and the export columns in docs/api.md, each in one file.

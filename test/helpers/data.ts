@@ -13,6 +13,7 @@ import { generate, type GenerateOptions } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import type { EntityName } from '../../mappings/types.ts';
+import { recordLoad } from '../runner/timings.ts';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
@@ -76,7 +77,9 @@ async function ingestAll(target: LoadTarget, files: Record<EntityName, string>, 
 export async function loadFixtures(target: LoadTarget, opts: LoadOptions & { append?: Partial<Record<EntityName, string>> } = {}): Promise<() => Promise<void>> {
   const data = await copyFixtures({ append: opts.append });
   try {
+    const t0 = performance.now();
     await ingestAll(target, data.files, opts, () => true);
+    recordLoad(`fixtures${opts.append ? ' (appended)' : ''}${opts.sandbox ? ' sandbox' : ''}`, 'loaded', performance.now() - t0);
   } catch (err) {
     await data.cleanup();
     throw err;
@@ -94,8 +97,10 @@ export async function loadGenerated(target: LoadTarget, sizes: GeneratedSizes & 
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
     const { companies, personnel, brokerOffices, brokers, seed } = sizes;
+    const t0 = performance.now();
     const gen = await generate({ out: dir, companies, personnel, brokerOffices, brokers, seed });
     await ingestAll(target, gen.files, sizes, (name) => gen.rows[name] > 0);
+    recordLoad(`generated ${companies}/${personnel}/${brokerOffices}/${brokers} seed ${seed}${sizes.sandbox ? ' sandbox' : ''}`, 'loaded', performance.now() - t0);
     return { dir, files: gen.files, cleanup };
   } catch (err) {
     await cleanup();

@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * The record parser against fast-csv, the reference: random well-formed CSV (quotes, commas,
  * CR/LF inside fields, empty fields, unicode) in random chunkings gives the same records.

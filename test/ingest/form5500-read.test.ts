@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * Reading the DOL datasets: zips (stored by our writer, read back; ZIP64 archives written by
  * Info-ZIP and by hand to the letter of APPNOTE 4.5.3), header-driven columns of an

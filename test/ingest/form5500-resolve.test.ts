@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * Entity resolution of Schedule A Part I lines (pure): variants of one firm name and one
  * address resolve to one office key; a different suite, city or firm never does. Signer names

@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * Signals computed from the filings (pure): due dates with and without extensions, the renewal
  * window from the day of the import, change signals against the year before, peer thresholds.

@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * The data generator: determinism, CSV shape (parsed back with fast-csv), every value
  * against its field definition, referential integrity, and Form 5500-like distributions.

@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * loadConfig: defaults from an empty environment, derived values, and refusals of bad input.
  */

@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ENTITIES } from '../../mappings/index.ts';

@@ -1,13 +1,13 @@
 /**
  * What a test run leaves behind, and its removal: the Elasticsearch indices of the run's
- * namespace (`<ns>-*`, the sandbox namespace `<ns>-sandbox-*` included) and its Redis keys
- * (`<ns>:` and `<ns>-sandbox:`). Only what the run created: a snapshot taken before the run
- * is spared, so a reused BINTEL_TEST_NAMESPACE never costs data that was already there.
+ * namespace (`<ns>-*`) and its Redis keys (`<ns>:*`), with those of every namespace under it
+ * (`<ns>-<more>`: the lanes' `<ns>-n20`, the sandbox namespaces, a suite's private
+ * `<ns>-n20-f5500`, the shared data sets). Only what the run created: a snapshot taken before
+ * the run is spared, so a reused BINTEL_TEST_NAMESPACE never costs data that was already there.
  */
 import { type Config } from '../../core/config.ts';
 import { createEs, type Es } from '../../core/adapters/es.ts';
 import { createRedis, scanKeys, unlinkAll, type RedisClient } from '../../core/adapters/redis.ts';
-import { sandboxNamespace } from '../../core/names.ts';
 
 /** The namespace's indices and keys at one moment. */
 export interface Footprint {
@@ -29,10 +29,10 @@ async function namespaceIndices(es: Es, ns: string): Promise<Set<string>> {
   return new Set(names.filter((n): n is string => typeof n === 'string' && n.length > 0));
 }
 
-/** Every key of the namespace and of its sandbox namespace (SCAN, never KEYS). */
+/** Every key of the namespace and of the namespaces under it (SCAN, never KEYS). */
 async function namespaceKeys(redis: RedisClient, ns: string): Promise<Set<string>> {
   const keys = new Set<string>();
-  for (const prefix of [`${ns}:`, `${sandboxNamespace(ns)}:`]) for (const k of await scanKeys(redis, `${prefix}*`)) keys.add(k);
+  for (const pattern of [`${ns}:*`, `${ns}-*`]) for (const k of await scanKeys(redis, pattern)) keys.add(k);
   return keys;
 }
 

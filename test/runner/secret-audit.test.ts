@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /** The run-wide secret audit finds a secret in a log line, and only there. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,6 +1,6 @@
 /**
- * Runs one uvu test file in its own Node process (TypeScript through tsx), streaming its
- * output, and reads its result from uvu's summary.
+ * Runs one uvu test file (or a batch of pure files, test/runner/batch.ts) in its own Node
+ * process (TypeScript through tsx), and reads its result from uvu's summary.
  *
  * What uvu 0.5.6 does, and why the exit code alone is not enough:
  * - it prints `Total: T`, `Passed: P`, `Skipped: S` once per process; T counts the tests that
@@ -10,8 +10,9 @@
  * - it never exits by itself, so a leaked handle (an unclosed client) keeps the process alive.
  */
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-/** The outcome of one file. */
+/** The outcome of one file (or one batch of pure files). */
 export interface SuiteResult {
   file: string;
   passed: number;
@@ -19,6 +20,18 @@ export interface SuiteResult {
   skipped: number;
   /** Why the file counts as failed beyond its failing tests, or why it needed killing. */
   notes: string[];
+  /** Wall time of the process, start to exit (0 for results that ran no process). */
+  ms?: number;
+  /** For a batch: each file's own time inside the process (its import and its suites). */
+  parts?: { file: string; ms: number }[];
+}
+
+/** How one process is run. */
+export interface SuiteOptions {
+  /** The Node executable (a lane's runtime); this process's by default. */
+  node?: string;
+  /** Mirror the output as it comes (one lane); otherwise it is returned whole, to print as one block. */
+  stream?: boolean;
 }
 
 /** The longest one file may run. */
@@ -27,6 +40,9 @@ const FILE_TIMEOUT_MS = 15 * 60_000;
 const LINGER_MS = 15_000;
 
 const ANSI = /\x1b\[[0-9;]*m/g;
+/** A line of the batch entry: one file's time inside the batch. */
+const PART = /^##part (\d+) (.+)$/gm;
+const BATCH = fileURLToPath(new URL('./batch.ts', import.meta.url));
 
 /** uvu's summary numbers, or null when the process printed none. */
 export function parseSummary(output: string): { total: number; passed: number; skipped: number } | null {
@@ -60,10 +76,22 @@ export function judge(file: string, output: string, exit: { code: number | null;
   return { file, passed: summary.passed, failed, skipped: summary.skipped, notes };
 }
 
-/** Runs `node --import tsx <file>` with `env`, mirroring its output to ours. */
-export function runSuite(file: string, cwd: string, env: NodeJS.ProcessEnv): Promise<SuiteResult> {
+/** The per-file times a batch printed (`##part <ms> <file>`). */
+export function parseParts(output: string): { file: string; ms: number }[] {
+  return [...output.replace(ANSI, '').matchAll(PART)].map((m) => ({ file: m[2], ms: Number(m[1]) }));
+}
+
+/**
+ * Runs `node --import tsx <file>` with `env` (or, for several files, the batch entry that runs
+ * them in one process under one uvu summary). Resolves to the result and the whole output.
+ */
+export function runSuite(files: string | string[], cwd: string, env: NodeJS.ProcessEnv, opts: SuiteOptions = {}): Promise<SuiteResult & { output: string }> {
+  const list = typeof files === 'string' ? [files] : files;
+  const label = list.length === 1 ? list[0] : `${list.length} pure files (one process)`;
+  const args = list.length === 1 ? ['--import', 'tsx', list[0]] : ['--import', 'tsx', BATCH, ...list];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = performance.now();
+    const child = spawn(opts.node ?? process.execPath, args, { cwd, env: { ...env, BINTEL_TEST_FILE: label }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let killedFor: string | null = null;
     let linger: NodeJS.Timeout | undefined;
@@ -72,19 +100,24 @@ export function runSuite(file: string, cwd: string, env: NodeJS.ProcessEnv): Pro
       child.kill('SIGKILL');
     };
     const timeout = setTimeout(() => kill(`killed after ${FILE_TIMEOUT_MS / 60_000} min`), FILE_TIMEOUT_MS);
-    child.stdout.on('data', (d: Buffer) => {
+    const take = (d: Buffer, to: NodeJS.WriteStream): void => {
       output += d.toString();
-      process.stdout.write(d);
+      if (opts.stream) to.write(d);
+    };
+    child.stdout.on('data', (d: Buffer) => {
+      take(d, process.stdout);
       // uvu ends its summary with the Duration line; anything left running is a leaked handle.
       if (!linger && /Duration:/.test(output.replace(ANSI, ''))) {
         linger = setTimeout(() => kill(`warning: still running ${LINGER_MS / 1000} s after its summary (an unclosed client?); killed`), LINGER_MS);
       }
     });
-    child.stderr.on('data', (d: Buffer) => process.stderr.write(d));
+    child.stderr.on('data', (d: Buffer) => take(d, process.stderr));
     child.on('close', (code, signal) => {
       clearTimeout(timeout);
       clearTimeout(linger);
-      resolve(judge(file, output, { code, signal, killedFor }));
+      const result = judge(label, output, { code, signal, killedFor });
+      const parts = list.length > 1 ? parseParts(output) : undefined;
+      resolve({ ...result, ms: Math.round(performance.now() - started), ...(parts ? { parts } : {}), output });
     });
   });
 }

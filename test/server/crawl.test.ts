@@ -1,3 +1,4 @@
+// @test-lock redis-cluster: starts a Redis Cluster of its own (test/runner/plan.ts)
 /**
  * Crawl detection: a key may see `threshold` distinct pages of one filter fingerprint in the
  * window, in any order; the next new page is 429 CRAWL_DETECTED. The fingerprint is the parsed

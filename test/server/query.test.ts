@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * The list query builder without I/O: (entity definition, parsed parameters, caller context)
  * → Elasticsearch request. Sorts end on the id tiebreak, filters are unscored and only

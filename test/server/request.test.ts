@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * The parse step of the read pipeline, without I/O: shared parameters (paging numbers, the side,
  * mode/fields/format/dry_run) and what the list parse computes for later steps (the fingerprint

@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * Field tiers (server/services/tiers.ts) are pure functions of a key record and an entity
  * definition: the records are built here in memory, in the shape KeyService stores them, so

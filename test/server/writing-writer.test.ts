@@ -1,3 +1,4 @@
+// @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
  * The writers and the brand-voice check, as properties over random identities (fast-check):
  * whatever the identity, target and avoid list, delivered copy never holds an avoid term nor,
