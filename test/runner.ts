@@ -213,12 +213,14 @@ export async function runTests(opts: RunOptions): Promise<number> {
   const plans = await planFiles(ROOT, files);
   const before = await footprint(config);
   const audit = await mkdtemp(join(tmpdir(), 'bintel-audit-'));
+  // The shared data sets' files (test/helpers/datasets.ts), generated once for every lane.
+  const dataDir = await mkdtemp(join(tmpdir(), 'bintel-test-data-'));
   const lanes: Lane[] = [];
   for (const runtime of runtimes) {
     const name = laneName(runtime);
     const ns = `${namespace}-n${runtime.version.replace(/^v/, '').split('.')[0]}`;
     const timingDir = await mkdtemp(join(tmpdir(), `bintel-timing-${name}-`));
-    lanes.push({ name, runtime, namespace: ns, timingDir, env: { ...childEnv(opts.env, ns), [AUDIT_ENV]: audit, [TIMING_ENV]: timingDir }, results: [], files: [], ms: 0 });
+    lanes.push({ name, runtime, namespace: ns, timingDir, env: { ...childEnv(opts.env, ns), [AUDIT_ENV]: audit, [TIMING_ENV]: timingDir, BINTEL_TEST_DATA_DIR: dataDir }, results: [], files: [], ms: 0 });
   }
   const pure = plans.filter((p) => p.pure).length;
   log(`${files.length} test file(s) (${pure} pure), ${lanes.length} lane(s): ${lanes.map((l) => `${l.name} ${l.runtime.version} in ${l.namespace}`).join(', ')}; Elasticsearch ${config.esUrl}, Redis ${redacted(config.redisUrl)}`);
@@ -243,6 +245,7 @@ export async function runTests(opts: RunOptions): Promise<number> {
   const results = lanes.flatMap((l) => l.results);
   if (files.length) results.push(secretAudit(audit, log));
   await rm(audit, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
   const cleaned = await cleanup(config, before, log);
   const ran = results.length - (files.length ? 1 : 0);
   if (interrupted) log(`interrupted: ${todo.length * lanes.length - ran} file(s) not run`);

@@ -12,6 +12,7 @@ import { createEs, type Es } from '../../core/adapters/es.ts';
 import { generate, type GenerateOptions } from '../../ingest/generate/index.ts';
 import { ingestFile } from '../../ingest/run.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
+import { sandboxNamespace } from '../../core/names.ts';
 import type { EntityName } from '../../mappings/types.ts';
 import { recordLoad } from '../runner/timings.ts';
 
@@ -57,16 +58,43 @@ export async function copyFixtures(opts: { append?: Partial<Record<EntityName, s
 }
 
 /**
+ * The namespaces of the shared data sets (test/helpers/datasets.ts) this process uses: a load
+ * into one of them throws, since every later suite of the lane reads what it left.
+ */
+export const guardNamespace = {
+  protected: new Map<string, string>(),
+  protect(namespaces: string[], dataset: string): void {
+    for (const ns of namespaces) this.protected.set(ns, dataset);
+  },
+  check(ns: string): void {
+    const dataset = this.protected.get(ns);
+    if (dataset) throw new Error(`refusing to load into ${ns}: it holds the shared data set "${dataset}", read by other suites (load into a namespace of the suite's own)`);
+  },
+};
+
+/**
  * Ingests `files` in load order, skipping the entities `only` leaves out.
  * @internal shared by the loaders below.
  */
 async function ingestAll(target: LoadTarget, files: Record<EntityName, string>, opts: LoadOptions, only: (name: EntityName) => boolean): Promise<void> {
+  guardNamespace.check(opts.sandbox ? sandboxNamespace(target.config.namespace) : target.config.namespace);
   const es = opts.es ?? createEs(target.config);
   try {
     for (const name of ENTITY_NAMES.filter(only)) await ingestFile(target.config, name, files[name], { progress: null, sandbox: opts.sandbox, es });
   } finally {
     if (!opts.es) await es.close();
   }
+}
+
+/** Rows of each entity in a generated data set of `sizes`. */
+const rowsOf = (sizes: GeneratedSizes): Record<EntityName, number> => ({ brokers: sizes.brokers, 'broker-offices': sizes.brokerOffices, companies: sizes.companies, personnel: sizes.personnel });
+
+/**
+ * Ingests data files in load order: all of them (fixtures, `sizes` null), or the entities a
+ * generated data set of `sizes` has rows of. For test/helpers/datasets.ts.
+ */
+export function ingestFiles(target: LoadTarget, files: Record<EntityName, string>, opts: LoadOptions, sizes: GeneratedSizes | null): Promise<void> {
+  return ingestAll(target, files, opts, (name) => !sizes || rowsOf(sizes)[name] > 0);
 }
 
 /**

@@ -52,3 +52,20 @@ export async function awaitFreshRateWindow(marginMs = 5_000, windowMs = 60_000):
   const left = windowMs - (Date.now() % windowMs);
   if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
 }
+
+/**
+ * Calls `probe` until it returns a truthy value, and returns that value; every `everyMs`
+ * (default 25 ms) for at most `timeoutMs` (default 30 s), then throws naming `what`. The one way
+ * tests wait for something another process does (a job's status, a server's answer, a proxy's
+ * count): never a fixed sleep.
+ */
+export async function pollUntil<T>(probe: () => T | Promise<T>, opts: { what: string; timeoutMs?: number; everyMs?: number }): Promise<NonNullable<T>> {
+  const { what, timeoutMs = 30_000, everyMs = 25 } = opts;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`waited ${(timeoutMs / 1000).toFixed(1)} s for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -3,7 +3,8 @@
  * network fault, not a mocked client. `cutAfter(n)` lets `n` more HTTP requests through, then
  * drops every connection and refuses new ones until `restore()`. `hold(pattern)` keeps requests
  * whose request line matches (and whatever follows on their connection) from the service until
- * `release()`: a request that is surely in flight.
+ * `release()`: a request that is surely in flight. `hold(pattern, { after: n })` lets the first
+ * `n` of them through: a client stopped at a known point of its work (a worker mid-export).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -17,8 +18,8 @@ export interface TcpProxy {
   cut(): void;
   /** Accepts connections again. */
   restore(): void;
-  /** Requests whose request line matches `pattern` wait here, with their connection, until `release()`. */
-  hold(pattern: RegExp): void;
+  /** Requests whose request line matches `pattern` wait here, with their connection, until `release()`; the first `after` (default 0) pass. */
+  hold(pattern: RegExp, opts?: { after?: number }): void;
   /** Sends what was held and stops holding. */
   release(): void;
   /** HTTP requests seen so far. */
@@ -36,6 +37,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let budget = Infinity;
   let requests = 0;
   let holding: RegExp | null = null;
+  let passing = 0;
   let held = 0;
   /** Flushes of the connections holding a request. */
   const waiting = new Set<() => void>();
@@ -57,7 +59,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (REQUEST_LINE.test(chunk.subarray(0, 8).toString('latin1'))) {
         requests++;
         if (budget-- <= 0) return drop();
-        if (!queue && holding?.test(chunk.subarray(0, chunk.indexOf('\r\n')).toString('latin1'))) {
+        if (!queue && holding?.test(chunk.subarray(0, chunk.indexOf('\r\n')).toString('latin1')) && passing-- <= 0) {
           held++;
           queue = [];
           waiting.add(flush);
@@ -89,8 +91,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       down = false;
       budget = Infinity;
     },
-    hold(pattern) {
+    hold(pattern, opts = {}) {
       holding = pattern;
+      passing = opts.after ?? 0;
     },
     release() {
       holding = null;

@@ -8,7 +8,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertError, loadFixtures, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+import { assertError, startHarness, withOrg, type Harness } from './harness.ts';
+import { useDataset } from '../helpers/datasets.ts';
 import { aliasName } from '../../core/names.ts';
 import { ENTITIES, entity, fieldOf } from '../../mappings/index.ts';
 import { companion, suggestForm, suggestValue, SUGGEST_WEIGHT } from '../../mappings/es-mapping.ts';
@@ -133,8 +134,6 @@ pure.run();
 // ---------------------------------------------------------------------------------------------
 const t = suite('autocomplete');
 let h: Harness;
-let data: DataFiles | undefined;
-let cleanupFixtures: () => Promise<void> = async () => {};
 let live = '';
 let test = '';
 let org = '';
@@ -143,17 +142,14 @@ const ac = (path: string, secret = test) => h.call('GET', path, { secret });
 const ids = (res: { body: J }) => res.body.data.map((x: J) => x.id);
 
 t.before(async () => {
-  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '100000', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
-  // Live: a generated set (20,000 companies); sandbox: the fixtures, read with a test key.
-  data = await loadGenerated(h, { companies: 20000, personnel: 2000, brokerOffices: 400, brokers: 60, seed: 21 });
-  cleanupFixtures = await loadFixtures(h, { sandbox: true });
+  // The shared large data set, read only. Live: generated (20,000 companies); sandbox: the
+  // fixtures, read with a test key.
+  h = await startHarness({ ...(await useDataset('large')).env, BINTEL_CRAWL_THRESHOLD: '100000', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
   ({ org, secret: live } = await withOrg(h, { milli: 1_000_000 }));
   test = (await h.key({ org, key_type: 'test' })).secret;
 });
 t.after(async () => {
   await h.close();
-  await data?.cleanup();
-  await cleanupFixtures();
 });
 
 t('every resource and column: items are exactly {id, label, resource, value}, labels qualify the value', async () => {

@@ -6,12 +6,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness, type Res } from './harness.ts';
+import { assertError, loadGenerated, startHarness, withOrg, type Harness, type Res } from './harness.ts';
+import { testConfig } from '../helpers/env.ts';
+import { useDataset } from '../helpers/datasets.ts';
 
 const t = suite('list');
 const org = `org-${randomUUID().slice(0, 8)}`;
 let h: Harness;
-let data: DataFiles | undefined;
 let adv = '';
 let basic = '';
 let test = '';
@@ -31,15 +32,15 @@ async function walk(path: string, pageSize: number, pages: number): Promise<Row[
 }
 
 t.before(async () => {
-  h = await startHarness({ BINTEL_PAGE_WINDOW: '60', BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_EXACT_COUNT_UP_TO: '400' });
-  data = await loadGenerated(h, { companies: 1500, personnel: 1500, brokerOffices: 150, brokers: 30, seed: 5 });
+  // The shared standard data set (1,500 companies and contacts, 150 offices, 30 brokers): read only.
+  const data = await useDataset('standard');
+  h = await startHarness({ ...data.env, BINTEL_PAGE_WINDOW: '60', BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_EXACT_COUNT_UP_TO: '400' });
   adv = (await withOrg(h, { org, field_tier: 'advanced', milli: 100_000_000 })).secret;
   basic = (await h.key({ org, field_tier: 'basic' })).secret;
   test = (await h.key({ org, key_type: 'test' })).secret;
 });
 t.after(async () => {
   await h.close();
-  await data?.cleanup();
 });
 
 t('every row honours every filter; total_count = count_only = rows walked', async () => {
@@ -109,9 +110,24 @@ t('next_cursor walks the same rows as pages (past the window too); bad, foreign 
   assert.ok(walked.length >= 200);
   assertError(await get(`${base}&cursor=garbage`), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'invalid_cursor' });
   assertError(await get(`/v1/companies?states=CA&sort_by=company_name&fields=company_name&page_size=20&cursor=${cursor}`), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'cursor_filter_mismatch' });
-  const { reindexResource } = await import('../../ingest/run.ts');
-  await reindexResource(h.config, 'companies', { progress: null });
-  assertError(await get(`${base}&cursor=${cursor}`), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'stale_cursor' });
+});
+
+t('a cursor from before a reindex is stale (400), on data of its own: the shared data set is read only', async () => {
+  const own = await startHarness({ BINTEL_NAMESPACE: `${testConfig().namespace}-list`, BINTEL_PAGE_WINDOW: '60', BINTEL_CRAWL_THRESHOLD: '1000' });
+  const data = await loadGenerated(own, { companies: 200, personnel: 0, brokerOffices: 10, brokers: 3, seed: 5 });
+  try {
+    const { secret } = await withOrg(own, { field_tier: 'advanced', milli: 10_000_000 });
+    const base = '/v1/companies?sort_by=company_name&fields=company_name&page_size=20';
+    const cursor = (await own.call('GET', base, { secret })).body.meta.next_cursor;
+    assert.type(cursor, 'string');
+    assert.is((await own.call('GET', `${base}&cursor=${cursor}`, { secret })).status, 200, 'the cursor works before the reindex');
+    const { reindexResource } = await import('../../ingest/run.ts');
+    await reindexResource(own.config, 'companies', { progress: null });
+    assertError(await own.call('GET', `${base}&cursor=${cursor}`, { secret }), 400, 'VALIDATION_ERROR', { field: 'cursor', issue: 'stale_cursor' });
+  } finally {
+    await own.close();
+    await data.cleanup();
+  }
 });
 
 t('large totals: the first call says count_pending (no total_count), later calls get the exact count', async () => {

@@ -13,13 +13,13 @@ import type { EntityName } from '../../mappings/types.ts';
 import { COMMON_LIST_PARAMS } from '../../server/read/list-request.ts';
 import { filterParams } from '../../server/read/filters.ts';
 import { sideParams } from '../../server/read/request.ts';
-import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+import { startHarness, withOrg, type Harness } from './harness.ts';
+import { useDataset } from '../helpers/datasets.ts';
 import { aliasName } from '../../core/names.ts';
 
 const t = suite('readme examples');
 const org = `docs-${randomUUID().slice(0, 8)}`;
 let h: Harness;
-let data: DataFiles | undefined;
 let secret = '';
 let examples: string[] = [];
 const values: Record<string, string> = {};
@@ -39,8 +39,8 @@ t.before(async () => {
   assert.ok(section, 'docs/api.md has an examples section');
   examples = [...section[1].matchAll(/`GET (\/v1\/[^`]+)`/g)].map((m) => m[1]);
 
-  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000' });
-  data = await loadGenerated(h, { companies: 1500, personnel: 1500, brokerOffices: 150, brokers: 30, seed: 21 });
+  // The shared standard data set: read only (the tag and CRM list below are this suite's organization's).
+  h = await startHarness({ ...(await useDataset('standard')).env, BINTEL_CRAWL_THRESHOLD: '1000' });
   secret = (await withOrg(h, { org, field_tier: 'advanced', milli: 100_000_000 })).secret;
 
   const company = await first('companies', { bool: { filter: [{ exists: { field: 'ein' } }, { exists: { field: 'domain' } }] } }, ['id', 'ein', 'domain', 'company_name']);
@@ -60,7 +60,6 @@ t.before(async () => {
 });
 t.after(async () => {
   await h.close();
-  await data?.cleanup();
 });
 
 t('every example request of docs/api.md is answered 200', async () => {

@@ -5,24 +5,22 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+import { startHarness, withOrg, type Harness } from './harness.ts';
+import { useDataset } from '../helpers/datasets.ts';
 import { aliasName } from '../../core/names.ts';
 import { TYPOS, rng } from '../../ingest/generate/typos.ts';
 
 const t = suite('search-quality');
 let h: Harness;
-let data: DataFiles | undefined;
 let secret = '';
 
 t.before(async () => {
-  h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '100000', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
-  // No personnel: loads brokers, broker offices and companies.
-  data = await loadGenerated(h, { companies: 20000, personnel: 0, brokerOffices: 400, brokers: 60, seed: 21 });
+  // The shared large data set (20,000 companies), read only: the sample is drawn from what it holds.
+  h = await startHarness({ ...(await useDataset('large')).env, BINTEL_CRAWL_THRESHOLD: '100000', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
   secret = (await withOrg(h, { milli: 100_000_000 })).secret;
 });
 t.after(async () => {
   await h.close();
-  await data?.cleanup();
 });
 
 t('typo tolerance on company names: top-1 >= 90%, top-5 >= 98% overall', async () => {
