@@ -4,6 +4,11 @@
  * removed when the next load begins (its loader is gone). An interrupt during the merge stops the
  * load and deletes its index; a load never removes an index another live load is writing. Ctrl-C (SIGINT) half-way stops cleanly: exit 130, the
  * half-loaded version dropped at once, the alias unchanged, and a line saying what was loaded.
+ *
+ * "Half-way" is a known point, not a race against the load's speed: the spawned `bintel ingest`
+ * reaches Elasticsearch through a TCP proxy (test/helpers/tcp-proxy.ts) that lets its first
+ * `_bulk` requests through and holds the next, so the load surely stands part-way when the signal
+ * comes, whatever the size of the file and the speed of the machine.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,7 +22,8 @@ import { ErrorReport } from '../../ingest/error-report.ts';
 import { listVersions, liveIndex } from '../../ingest/indices.ts';
 import { entity } from '../../mappings/index.ts';
 import { loadGenerated, type DataFiles } from '../helpers/data.ts';
-import { closeAll, testConfig, testEs } from '../helpers/env.ts';
+import { closeAll, pollUntil, testConfig, testEs } from '../helpers/env.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { aliasName } from '../../core/names.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -26,6 +32,13 @@ const es = testEs();
 const ns = config.namespace;
 const companies = entity('companies');
 let data: DataFiles | undefined;
+let proxy: TcpProxy;
+/** Companies of the file: each load below stands part-way after PARTIAL of them. */
+const ROWS = 8_000;
+/** Rows indexed before the proxy holds a load: BULKS_BEFORE_HOLD requests of `--batch-size` 500. */
+const BULKS_BEFORE_HOLD = 4;
+const PARTIAL = BULKS_BEFORE_HOLD * 500;
+const BULK = /^(POST|PUT) \S*_bulk/;
 let files = {} as DataFiles['files'];
 /** The first SMALL companies of the file, for the tests that only need a load to reach its merge. */
 const SMALL = 3000;
@@ -33,13 +46,16 @@ let small = '';
 
 test.before(async () => {
   // No personnel: loads brokers, broker offices and companies.
-  data = await loadGenerated({ config }, { companies: 60_000, personnel: 0, brokerOffices: 200, brokers: 40, seed: 11, es });
+  data = await loadGenerated({ config }, { companies: ROWS, personnel: 0, brokerOffices: 200, brokers: 40, seed: 11, es });
+  const url = new URL(config.esUrl);
+  proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 9200) });
   files = data.files;
   const lines = (await readFile(files.companies, 'utf8')).split('\n');
   small = join(tmpdir(), `kill-small-${process.pid}.csv`);
   await writeFile(small, `${lines.slice(0, SMALL + 1).join('\n')}\n`);
 });
 test.after(async () => {
+  await proxy?.close();
   await data?.cleanup();
   await closeAll();
 });
@@ -49,70 +65,67 @@ async function indexedSoFar(index: string): Promise<number> {
   return s?.indices?.[index]?.primaries?.indexing?.index_total ?? 0;
 }
 
-test('SIGKILL half-way: the alias keeps serving the previous complete index', async () => {
+/**
+ * Starts `bintel ingest companies` through the proxy, held after PARTIAL rows; resolves when the
+ * new version holds them (and the next bulk request is held), with the version's index.
+ */
+async function heldIngest(stdio: 'ignore' | 'pipe'): Promise<{ child: ReturnType<typeof spawn>; partial: string; before: string }> {
   const before = await liveIndex(es, ns, 'companies');
   assert.ok(before);
+  const heldBefore = proxy.held;
+  proxy.hold(BULK, { after: BULKS_BEFORE_HOLD });
   const child = spawn(process.execPath, [join(ROOT, 'bin/bintel.js'), 'ingest', 'companies', files.companies, '--batch-size', '500', '--concurrency', '1'], {
-    env: { ...process.env, BINTEL_NAMESPACE: ns },
-    stdio: 'ignore',
+    env: { ...process.env, BINTEL_NAMESPACE: ns, ES_URL: proxy.url },
+    stdio: ['ignore', stdio, stdio],
   });
+  await pollUntil(() => proxy.held > heldBefore, { what: 'the load held after its first bulk requests', timeoutMs: ROWS });
+  const partial = await pollUntil(async () => {
+    const loading = (await listVersions(es, ns, companies)).find((v) => !v.live && v.index > before);
+    return loading && (await indexedSoFar(loading.index)) >= PARTIAL ? loading.index : '';
+  }, { what: `${PARTIAL} rows indexed into the new version` });
+  return { child, partial, before };
+}
+
+test('SIGKILL half-way: the alias keeps serving the previous complete index', async () => {
+  const { child, partial, before } = await heldIngest('ignore');
   const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(signal ? null : code)));
-  // Wait until the new version holds some, not all, documents, then kill without warning.
-  let partial = '';
-  for (let i = 0; i < 600 && !partial; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    const versions = await listVersions(es, ns, companies);
-    const loading = versions.find((v) => !v.live && v.index > (before as string));
-    if (loading && (await indexedSoFar(loading.index)) >= 2000) partial = loading.index;
-  }
-  assert.ok(partial, 'the load started');
   child.kill('SIGKILL');
   assert.is(await exited, null, 'killed by the signal');
+  proxy.release();
 
   assert.is(await liveIndex(es, ns, 'companies'), before, 'alias unchanged');
   const count = await es.count({ index: aliasName(ns, 'companies') });
-  assert.is(count.count, 60_000, 'the alias serves the complete previous index');
+  assert.is(count.count, ROWS, 'the alias serves the complete previous index');
   const versions = await listVersions(es, ns, companies);
   const half = versions.find((v) => v.index === partial);
   assert.ok(half && !half.complete && !half.live, 'the half-loaded version is marked incomplete and not live');
-  assert.ok((await indexedSoFar(partial)) < 60_000, 'it really was half-way');
+  assert.ok((await indexedSoFar(partial)) < ROWS, 'it really was half-way');
 
   const s = await ingestFile(config, 'companies', files.companies, { progress: null, es });
-  assert.is(s.indexed, 60_000);
+  assert.is(s.indexed, ROWS);
   assert.ok(s.orphans.includes(partial), 'the next load removes the half-loaded version before it begins (ending any merge it still ran)');
   assert.is(s.previous, before);
 });
 
 test('SIGINT half-way: exit 130, the new version dropped, the alias unchanged, what was loaded printed', async () => {
-  const before = await liveIndex(es, ns, 'companies');
-  assert.ok(before);
-  const child = spawn(process.execPath, [join(ROOT, 'bin/bintel.js'), 'ingest', 'companies', files.companies, '--batch-size', '500', '--concurrency', '1'], {
-    env: { ...process.env, BINTEL_NAMESPACE: ns },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { child, partial, before } = await heldIngest('pipe');
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdout.resume();
+  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout!.resume();
   const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(signal ? null : code)));
-  let partial = '';
-  for (let i = 0; i < 600 && !partial; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    const versions = await listVersions(es, ns, companies);
-    const loading = versions.find((v) => !v.live && v.index > (before as string));
-    if (loading && (await indexedSoFar(loading.index)) >= 2000) partial = loading.index;
-  }
-  assert.ok(partial, 'the load started');
   child.kill('SIGINT');
+  // The held request goes on now: the load sees the interrupt between its requests.
+  proxy.release();
   assert.is(await exited, 130, `exit 130 on Ctrl-C; stderr: ${stderr}`);
 
   const m = /interrupted after reading (\d+) rows \((\d+) indexed into ([^,]+), which is dropped; (\d+) rejected\)/.exec(stderr);
   assert.ok(m, `stderr says what was loaded: ${stderr}`);
   const [read, indexed] = [Number(m[1]), Number(m[2])];
   assert.is(m[3], partial, 'it names the version it dropped');
-  assert.ok(indexed >= 2000 && indexed <= read && read < 60_000, `a partial load: read ${read}, indexed ${indexed}`);
+  assert.ok(indexed >= PARTIAL && indexed <= read && read < ROWS, `a partial load: read ${read}, indexed ${indexed}`);
   assert.match(stderr, /the alias still serves the previous complete index/);
   assert.is(await liveIndex(es, ns, 'companies'), before, 'alias unchanged');
-  assert.is((await es.count({ index: aliasName(ns, 'companies') })).count, 60_000, 'the alias serves the complete previous index');
+  assert.is((await es.count({ index: aliasName(ns, 'companies') })).count, ROWS, 'the alias serves the complete previous index');
   assert.not.ok((await listVersions(es, ns, companies)).some((v) => v.index === partial), 'the half-loaded version is gone');
 });
 
