@@ -3,23 +3,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeAll, testConfig } from '../helpers/env.ts';
+import { bintel as run } from '../helpers/cli.ts';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const ns = testConfig().namespace;
 
-function bintel(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env: { ...process.env, BINTEL_NAMESPACE: ns }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
-  });
-}
+/** A command run in this process (test/helpers/cli.ts), in the run's namespace. */
+const bintel = (...args: string[]) => run(args, { BINTEL_NAMESPACE: ns });
 
 test.after(() => closeAll());
 

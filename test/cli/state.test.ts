@@ -5,29 +5,20 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanKeys, unlinkAll } from '../../core/adapters/redis.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from '../server/harness.ts';
+import { bintel as run } from '../helpers/cli.ts';
 
 const t = suite('state export/import');
-const ROOT = new URL('../..', import.meta.url).pathname;
 let h: Harness;
 let data: DataFiles | undefined;
 let dir = '';
 
-function bintel(ns: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env: { ...process.env, BINTEL_NAMESPACE: ns }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
-  });
-}
+/** A command run in this process (test/helpers/cli.ts), in namespace `ns`. */
+const bintel = (ns: string, ...args: string[]) => run(args, { BINTEL_NAMESPACE: ns });
 
 t.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bintel-state-'));

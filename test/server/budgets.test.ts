@@ -7,11 +7,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+import { bintel } from '../helpers/cli.ts';
 
 const t = suite('key budgets');
-const ROOT = new URL('../..', import.meta.url).pathname;
 let h: Harness;
 let data: DataFiles | undefined;
 
@@ -71,15 +70,7 @@ t('a daily budget; bad budgets are 400; a root key has none; bintel keys budget 
   assert.is((await h.call('GET', '/v1/companies?page_size=1&page=7', { secret: c.secret })).status, 200, 'a new day, a new daily budget');
   assertError(await h.call('POST', '/v1/api-keys', { secret, body: { scopes: ['read:companies'], budget: { total: -1 } } }), 400, 'VALIDATION_ERROR');
   assertError(await h.call('POST', '/v1/api-keys', { secret, body: { scopes: ['read:companies'], budget: { weekly: 3 } } }), 400, 'VALIDATION_ERROR');
-  const run = (...args: string[]) =>
-    new Promise<{ code: number; out: string; err: string }>((resolve) => {
-      const p = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env: { ...process.env, BINTEL_NAMESPACE: h.config.namespace }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      p.stdout.on('data', (d) => (out += d));
-      p.stderr.on('data', (d) => (err += d));
-      p.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
-    });
+  const run = (...args: string[]) => bintel(args, { BINTEL_NAMESPACE: h.config.namespace });
   const raised = await run('keys', 'budget', c.key.id, '--daily', '2', '--json');
   assert.is(raised.code, 0, raised.err);
   assert.equal(JSON.parse(raised.out).budget, { total_milli: null, daily_milli: 2000 });

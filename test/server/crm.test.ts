@@ -5,16 +5,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { normalizeDomain } from '../../mappings/normalize.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { aliasName } from '../../core/names.ts';
+import { bintel as run } from '../helpers/cli.ts';
 
 const t = suite('crm');
-const ROOT = new URL('../..', import.meta.url).pathname;
 const org = `crm-${randomUUID().slice(0, 8)}`;
 const other = `crm-other-${randomUUID().slice(0, 8)}`;
 let h: Harness;
@@ -27,16 +26,8 @@ let companies: Row[] = [];
 const hubspot = new Set<string>(); // domains
 const salesforce = new Set<string>(); // EINs and domains
 
-function bintel(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env: { ...process.env, BINTEL_NAMESPACE: h.config.namespace }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
-  });
-}
+/** A command run in this process (test/helpers/cli.ts), in the server's namespace. */
+const bintel = (...args: string[]) => run(args, { BINTEL_NAMESPACE: h.config.namespace });
 
 const get = (path: string, s = secret) => h.call('GET', path, { secret: s });
 const csvCell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);

@@ -7,14 +7,13 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { aliasName } from '../../core/names.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+import { bintel as run } from '../helpers/cli.ts';
 
 const t = suite('feedback');
 /** Open reports (and, apart, open flags) one organization may have in this suite. */
 const CAP = 25;
-const ROOT = new URL('../..', import.meta.url).pathname;
 let h: Harness;
 let data: DataFiles | undefined;
 let org = '';
@@ -24,16 +23,8 @@ let colleague = '';
 let test = '';
 let companyId = '';
 
-function bintel(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env: { ...process.env, BINTEL_NAMESPACE: h.config.namespace }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
-  });
-}
+/** A command run in this process (test/helpers/cli.ts), in the server's namespace. */
+const bintel = (...args: string[]) => run(args, { BINTEL_NAMESPACE: h.config.namespace });
 
 t.before(async () => {
   h = await startHarness({ BINTEL_REPORT_MAX_BYTES: '2048', BINTEL_FEEDBACK_MAX_OPEN: String(CAP) });

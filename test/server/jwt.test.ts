@@ -8,16 +8,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync, createSecretKey } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { loadConfig } from '../../core/config.ts';
 import { CLOCK_SKEW_S, JwtService } from '../../server/services/jwt.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { awaitFreshRateWindow } from '../helpers/env.ts';
+import { bintel as run } from '../helpers/cli.ts';
 
 const t = suite('jwt');
-const ROOT = new URL('../..', import.meta.url).pathname;
 const SECRET = 'a-long-random-hs256-secret-for-tests-only-0123456789';
 const ENV = { BINTEL_JWT_SECRET: SECRET, BINTEL_JWT_ISSUER: 'https://idp.example', BINTEL_JWT_AUDIENCE: 'bintel', BINTEL_JWT_MAX_TTL_S: '7200', BINTEL_CACHE_TTL_S: '0' };
 let h: Harness;
@@ -25,16 +24,8 @@ let other: Harness;
 let data: DataFiles | undefined;
 let sandbox: DataFiles | undefined;
 
-function bintel(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env: { ...process.env, ...ENV, BINTEL_NAMESPACE: h.config.namespace }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
-  });
-}
+/** A command run in this process (test/helpers/cli.ts), with the servers' configuration. */
+const bintel = (...args: string[]) => run(args, { ...ENV, BINTEL_NAMESPACE: h.config.namespace });
 
 const mint = (c: Partial<{ org: string; user: string; scopes: string[]; tier: 'basic' | 'advanced'; type: 'live' | 'test'; ttlS: number }> & { org: string }) =>
   h.running.services.jwt.mint({ user: 'svc', scopes: ['read:companies', 'tags:read', 'tags:write', 'credits:read'], tier: 'advanced', type: 'live', ttlS: 600, ...c });
