@@ -31,6 +31,7 @@ import { copyFixtures, guardNamespace, ingestFiles, type GeneratedSizes } from '
 import { createEs, type Es } from '../../core/adapters/es.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
 import { testConfig } from './env.ts';
+import type { Config } from '../../core/config.ts';
 
 /** A data set: its live part and, optionally, a sandbox part (what test keys read). */
 export interface DatasetSpec {
@@ -70,13 +71,13 @@ function dataDir(): string {
 const fingerprint = (spec: DatasetSpec): string => createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 12);
 
 /** The generated files of `sizes`, made once (several processes may race: the first rename wins). */
-async function generatedFiles(sizes: GeneratedSizes): Promise<Record<EntityName, string>> {
+async function generatedFiles(sizes: GeneratedSizes, base = dataDir()): Promise<Record<EntityName, string>> {
   const key = `${sizes.companies}-${sizes.personnel}-${sizes.brokerOffices}-${sizes.brokers}-s${sizes.seed}`;
-  const dir = join(dataDir(), key);
+  const dir = join(base, key);
   const files = Object.fromEntries(ENTITY_NAMES.map((n) => [n, join(dir, GENERATED_FILES[n])])) as Record<EntityName, string>;
   if (existsSync(join(dir, 'complete'))) return files;
-  await mkdir(dataDir(), { recursive: true });
-  const tmp = await mkdtemp(join(dataDir(), `.${key}-`));
+  await mkdir(base, { recursive: true });
+  const tmp = await mkdtemp(join(base, `.${key}-`));
   try {
     await generate({ out: tmp, ...sizes });
     await writeFile(join(tmp, 'complete'), '');
@@ -164,4 +165,39 @@ async function loadOrReuse(a: { name: DatasetName; spec: DatasetSpec; namespace:
   guardNamespace.protect(namespaces, name);
   recordLoad(`dataset ${name}`, 'loaded', performance.now() - t0);
   return shared;
+}
+
+/** Generates the files of every data set into `dir` (the runner does it while Elasticsearch starts). */
+export async function generateDatasets(dir: string): Promise<void> {
+  for (const spec of Object.values(DATASETS) as DatasetSpec[]) {
+    await generatedFiles(spec.live, dir);
+    if (spec.sandbox && spec.sandbox !== 'fixtures') await generatedFiles(spec.sandbox, dir);
+  }
+}
+
+/**
+ * The data sets loaded under `lanes` (lane namespaces) whose aliases moved since they were loaded
+ * (a suite that wrote into one after every other had read it), as one message each; the runner
+ * fails the run on any.
+ */
+export async function changedDatasets(config: Config, lanes: string[]): Promise<string[]> {
+  const es = createEs(config);
+  const redis = createRedis(config);
+  try {
+    const problems: string[] = [];
+    for (const lane of lanes) {
+      for (const [name, spec] of Object.entries(DATASETS) as [DatasetName, DatasetSpec][]) {
+        const namespace = `${lane}-ds${spec.tag}`;
+        const marker = await redis.get(markerKey(namespace));
+        if (!marker) continue;
+        const was = JSON.parse(marker) as { aliases: Record<string, string> };
+        const now = await aliasTargets(es, spec.sandbox ? [namespace, sandboxNamespace(namespace)] : [namespace]);
+        if (JSON.stringify(now) !== JSON.stringify(was.aliases)) problems.push(`shared data set ${name} of ${lane} was changed by a suite (its aliases moved); a suite that loads data needs a namespace of its own`);
+      }
+    }
+    return problems;
+  } finally {
+    redis.disconnect();
+    await es.close();
+  }
 }

@@ -18,6 +18,8 @@ export interface FilePlan {
   pure: boolean;
   /** The lock it takes, or null. */
   lock: string | null;
+  /** It reads a shared data set (test/helpers/datasets.ts): the runner makes the files ready first. */
+  datasets: boolean;
 }
 
 const HEADER_LINES = 60;
@@ -26,12 +28,13 @@ const LOCK = /@test-lock\s+([a-z0-9-]+)/;
 
 /** Reads the markers of one file (`root`-relative path). */
 export async function planFile(root: string, file: string): Promise<FilePlan> {
-  const head = (await readFile(join(root, file), 'utf8')).split('\n').slice(0, HEADER_LINES).join('\n');
+  const text = await readFile(join(root, file), 'utf8');
+  const head = text.split('\n').slice(0, HEADER_LINES).join('\n');
   const kind = KIND.exec(head)?.[1] ?? null;
   if (kind !== null && kind !== 'pure') throw new Error(`${file}: unknown @test-kind ${kind} (the only kind is "pure")`);
   const lock = LOCK.exec(head)?.[1] ?? null;
   if (kind === 'pure' && lock) throw new Error(`${file}: a pure file takes no lock`);
-  return { file, pure: kind === 'pure', lock };
+  return { file, pure: kind === 'pure', lock, datasets: /\buseDataset\(/.test(text) };
 }
 
 /** The plans of `files`, in their order. */
