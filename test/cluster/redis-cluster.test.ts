@@ -9,28 +9,18 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from '../server/harness.ts';
 import { startRedisCluster, type LocalCluster } from '../helpers/redis-cluster.ts';
 import { raceRotations } from '../helpers/key-races.ts';
+import { bintel as run } from '../helpers/cli.ts';
 
 const t = suite('redis cluster');
-const ROOT = new URL('../..', import.meta.url).pathname;
 let cluster: LocalCluster;
 let h: Harness;
 let data: DataFiles | undefined;
 
-function bintel(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, BINTEL_NAMESPACE: h.config.namespace, REDIS_CLUSTER_NODES: cluster.env };
-    const child = spawn(process.execPath, [`${ROOT}bin/bintel.js`, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, out, err }));
-  });
-}
+/** A command run in this process (test/helpers/cli.ts), on the cluster, in the server's namespace. */
+const bintel = (...args: string[]) => run(args, { BINTEL_NAMESPACE: h.config.namespace, REDIS_CLUSTER_NODES: cluster.env });
 
 const get = (path: string, secret: string) => h.call('GET', path, { secret });
 
