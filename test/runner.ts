@@ -5,10 +5,11 @@
  * `N passed, N failed`. Exit code 1 on any failure, when no test ran, or when cleanup failed.
  *
  * Lanes run side by side, each with its own namespace (`<run>-n20`, `<run>-n24`) on the
- * one Elasticsearch and the one Redis. In a lane the pure files (`@test-kind pure`) run first, in
- * one process; every other file runs alone in its own process, one after another. A file that
- * holds a lock (`@test-lock <name>`: Elasticsearch nodes, a Redis Cluster) waits while another
- * lane runs one of the same lock, and the lane runs its next file meanwhile (test/runner/plan.ts).
+ * one Elasticsearch and the one Redis. In a lane the pure files (`@test-kind pure`) run in one
+ * process; every other file runs in a process of its own, in a namespace of its own under the
+ * lane's (`<run>-n20-07`), `jobs` files at a time. A file that holds a lock (`@test-lock <name>`:
+ * Elasticsearch nodes, a Redis Cluster) waits while any other file of the same lock runs, in any
+ * lane, and its lane runs its next file meanwhile (test/runner/plan.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -41,6 +42,8 @@ export interface RunOptions {
   runtimes?: string;
   /** Where the timing file is written (default BINTEL_TEST_TIMINGS, else test-timings.json). */
   timings?: string;
+  /** Files run at a time in each lane (default BINTEL_TEST_JOBS, else 2). */
+  jobs?: number;
   log?: Log;
 }
 
@@ -119,33 +122,40 @@ interface Lane {
   ms: number;
 }
 
-/** What a lane runs: the batch of its pure files, then each other file in order. */
-type Unit = { files: string[]; lock: string | null };
+/** What a lane runs: the batch of its pure files, then each other file in order; `seq` names its namespace. */
+type Unit = { files: string[]; lock: string | null; seq: number };
 
 function units(plans: FilePlan[]): Unit[] {
   const pure = plans.filter((p) => p.pure).map((p) => p.file);
-  return [...(pure.length > 1 ? [{ files: pure, lock: null }] : pure.map((f) => ({ files: [f], lock: null }))), ...plans.filter((p) => !p.pure).map((p) => ({ files: [p.file], lock: p.lock }))];
+  const all = [...(pure.length > 1 ? [{ files: pure, lock: null }] : pure.map((f) => ({ files: [f], lock: null }))), ...plans.filter((p) => !p.pure).map((p) => ({ files: [p.file], lock: p.lock }))];
+  return all.map((u, seq) => ({ ...u, seq }));
 }
 
 const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
-/** Runs a lane's units; stops starting new ones once `stopped()` says so. */
-async function runLane(lane: Lane, todo: Unit[], locks: Locks, ctx: { log: Log; stream: boolean; stopped: () => boolean }): Promise<void> {
+/** Runs a lane's units, `jobs` at a time; stops starting new ones once `stopped()` says so. */
+async function runLane(lane: Lane, todo: Unit[], locks: Locks, ctx: { log: Log; stream: boolean; jobs: number; stopped: () => boolean }): Promise<void> {
   const started = performance.now();
   const queue = [...todo];
   const tag = ctx.stream ? '' : `[${lane.name}] `;
-  while (queue.length && !ctx.stopped()) {
-    const i = queue.findIndex((u) => locks.free(u.lock));
-    if (i < 0) {
-      await locks.released();
-      continue;
+  const worker = async (): Promise<void> => {
+    while (queue.length && !ctx.stopped()) {
+      const i = queue.findIndex((u) => locks.free(u.lock));
+      if (i < 0) {
+        await locks.released();
+        continue;
+      }
+      const [unit] = queue.splice(i, 1);
+      await runUnit(unit, locks.take(unit.lock));
     }
-    const [unit] = queue.splice(i, 1);
-    const release = locks.take(unit.lock);
+  };
+  const runUnit = async (unit: Unit, release: () => void): Promise<void> => {
     try {
       const label = unit.files.length === 1 ? unit.files[0] : `${unit.files.length} pure files`;
       if (ctx.stream) ctx.log(`\n# ${label}`);
-      const r = await runSuite(unit.files.length === 1 ? unit.files[0] : unit.files, ROOT, lane.env, { node: lane.runtime.node, stream: ctx.stream });
+      // A namespace of the file's own: it starts from nothing, whatever ran before or beside it.
+      const env = { ...lane.env, BINTEL_NAMESPACE: `${lane.namespace}-${String(unit.seq).padStart(2, '0')}` };
+      const r = await runSuite(unit.files.length === 1 ? unit.files[0] : unit.files, ROOT, env, { node: lane.runtime.node, stream: ctx.stream });
       if (!ctx.stream) ctx.log(`\n# ${tag}${label} (${sec(r.ms ?? 0)})\n${r.output.trimEnd()}`);
       const { output: _output, ...result } = r;
       lane.results.push({ ...result, file: `${tag}${result.file}` });
@@ -153,7 +163,8 @@ async function runLane(lane: Lane, todo: Unit[], locks: Locks, ctx: { log: Log; 
     } finally {
       release();
     }
-  }
+  };
+  await Promise.all(Array.from({ length: ctx.jobs }, worker));
   lane.ms = Math.round(performance.now() - started);
 }
 
@@ -242,10 +253,12 @@ export async function runTests(opts: RunOptions): Promise<number> {
     // Node 22+ keeps the bytecode of the modules it compiled (NODE_COMPILE_CACHE): the lane's
     // next process starts faster. Node 20 ignores it.
     const compileCache = join(dataDir, `compile-cache-${name}`);
-    lanes.push({ name, runtime, namespace: ns, timingDir, env: { NODE_COMPILE_CACHE: compileCache, ...childEnv(opts.env, ns), [AUDIT_ENV]: audit, [TIMING_ENV]: timingDir, BINTEL_TEST_DATA_DIR: dataDir }, results: [], files: [], ms: 0 });
+    lanes.push({ name, runtime, namespace: ns, timingDir, env: { NODE_COMPILE_CACHE: compileCache, ...childEnv(opts.env, ns), [AUDIT_ENV]: audit, [TIMING_ENV]: timingDir, BINTEL_TEST_DATA_DIR: dataDir, BINTEL_TEST_LANE_NAMESPACE: ns }, results: [], files: [], ms: 0 });
   }
   const pure = plans.filter((p) => p.pure).length;
-  log(`${files.length} test file(s) (${pure} pure), ${lanes.length} lane(s): ${lanes.map((l) => `${l.name} ${l.runtime.version} in ${l.namespace}`).join(', ')}; Elasticsearch ${config.esUrl}, Redis ${redacted(config.redisUrl)}`);
+  const jobs = opts.jobs ?? (Number(opts.env.BINTEL_TEST_JOBS) || 2);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new ConfigError(`jobs: expected a whole number of at least 1, got ${jobs}`);
+  log(`${files.length} test file(s) (${pure} pure), ${lanes.length} lane(s) of ${jobs} file(s) at a time: ${lanes.map((l) => `${l.name} ${l.runtime.version} in ${l.namespace}-*`).join(', ')}; Elasticsearch ${config.esUrl}, Redis ${redacted(config.redisUrl)}`);
 
   let interrupted = false;
   // The running files get the same SIGINT from the terminal; we only stop starting new ones,
@@ -258,7 +271,7 @@ export async function runTests(opts: RunOptions): Promise<number> {
   const todo = units(plans);
   const testsStarted = performance.now();
   try {
-    await Promise.all(lanes.map((lane) => runLane(lane, todo, locks, { log, stream: lanes.length === 1, stopped: () => interrupted })));
+    await Promise.all(lanes.map((lane) => runLane(lane, todo, locks, { log, stream: lanes.length === 1 && jobs === 1, jobs, stopped: () => interrupted })));
   } finally {
     process.off('SIGINT', onSigint);
   }

@@ -11,8 +11,9 @@
  *     h = await startHarness({ ...ds.env, BINTEL_CRAWL_THRESHOLD: '1000' });
  *
  * and derives its expectations from the data (`ds.files`), never from a seed's particular rows.
- * The suites of a lane run one after another, so each finds the data set as the last left it;
- * to keep that true, the data set cannot be written: its indices carry a write block (a write
+ * Every suite of a lane, whenever it runs and whatever runs beside it, must find the data set as
+ * it was loaded (the first suite to ask loads it, the others of the lane wait for it); so the
+ * data set cannot be written: its indices carry a write block (a write
  * fails with Elasticsearch's cluster_block_exception), a load into its namespace through the
  * helpers of test/helpers/data.ts throws, and a suite that finds its aliases moved (a load by
  * other means) fails, naming the data set.
@@ -30,7 +31,7 @@ import { recordLoad } from '../runner/timings.ts';
 import { copyFixtures, guardNamespace, ingestFiles, type GeneratedSizes } from './data.ts';
 import { createEs, type Es } from '../../core/adapters/es.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
-import { testConfig } from './env.ts';
+import { pollUntil, testConfig } from './env.ts';
 import type { Config } from '../../core/config.ts';
 
 /** A data set: its live part and, optionally, a sandbox part (what test keys read). */
@@ -106,6 +107,8 @@ async function aliasTargets(es: Es, namespaces: string[]): Promise<Record<string
 }
 
 const markerKey = (ns: string): string => `${ns}:test-dataset`;
+/** The longest a load of a data set may take before another file of the lane gives up waiting. */
+const LOAD_LOCK_MS = 5 * 60_000;
 
 /**
  * The named data set, loaded into this lane's namespace for it on first use (by any suite of
@@ -114,7 +117,8 @@ const markerKey = (ns: string): string => `${ns}:test-dataset`;
 export async function useDataset(name: DatasetName): Promise<SharedData> {
   const spec: DatasetSpec = DATASETS[name];
   const config = testConfig();
-  const namespace = `${config.namespace}-ds${spec.tag}`;
+  // The lane's namespace (the runner's), under which each file has its own: one copy per lane.
+  const namespace = `${process.env.BINTEL_TEST_LANE_NAMESPACE || config.namespace}-ds${spec.tag}`;
   const namespaces = spec.sandbox ? [namespace, sandboxNamespace(namespace)] : [namespace];
   const t0 = performance.now();
   const files = await generatedFiles(spec.live);
@@ -135,8 +139,12 @@ export async function useDataset(name: DatasetName): Promise<SharedData> {
 
 async function loadOrReuse(a: { name: DatasetName; spec: DatasetSpec; namespace: string; namespaces: string[]; files: Record<EntityName, string>; es: Es; redis: RedisClient; t0: number }): Promise<SharedData> {
   const { name, spec, namespace, namespaces, files, es, redis, t0 } = a;
-  const config = testConfig();
-  const marker = await redis.get(markerKey(namespace));
+  // Files of a lane run side by side: one loads the data set, the others wait for its marker.
+  let marker = await redis.get(markerKey(namespace));
+  const lock = `${markerKey(namespace)}:loading`;
+  if (!marker && (await redis.set(lock, String(process.pid), 'PX', LOAD_LOCK_MS, 'NX')) !== 'OK') {
+    marker = await pollUntil(() => redis.get(markerKey(namespace)), { what: `shared data set ${name}, loaded by another file of this lane`, timeoutMs: LOAD_LOCK_MS, everyMs: 200 });
+  }
   const shared: SharedData = { name, namespace, env: { BINTEL_NAMESPACE: namespace }, files, cleanup: async () => {} };
   if (marker) {
     const was = JSON.parse(marker) as { fingerprint: string; aliases: Record<string, string> };
@@ -149,6 +157,17 @@ async function loadOrReuse(a: { name: DatasetName; spec: DatasetSpec; namespace:
     recordLoad(`dataset ${name}`, 'reused', performance.now() - t0);
     return shared;
   }
+  try {
+    return await load({ name, spec, namespace, namespaces, files, es, redis, t0 });
+  } finally {
+    await redis.del(lock);
+  }
+}
+
+async function load(a: { name: DatasetName; spec: DatasetSpec; namespace: string; namespaces: string[]; files: Record<EntityName, string>; es: Es; redis: RedisClient; t0: number }): Promise<SharedData> {
+  const { name, spec, namespace, namespaces, files, es, redis, t0 } = a;
+  const config = testConfig();
+  const shared: SharedData = { name, namespace, env: { BINTEL_NAMESPACE: namespace }, files, cleanup: async () => {} };
   const target = { config: { ...config, namespace, mergeSegments: 0 } };
   await ingestFiles(target, files, { es }, spec.live);
   if (spec.sandbox) {

@@ -59,12 +59,12 @@ export async function awaitFreshRateWindow(marginMs = 5_000, windowMs = 60_000):
  * tests wait for something another process does (a job's status, a server's answer, a proxy's
  * count): never a fixed sleep.
  */
-export async function pollUntil<T>(probe: () => T | Promise<T>, opts: { what: string; timeoutMs?: number; everyMs?: number }): Promise<NonNullable<T>> {
+export async function pollUntil<T>(probe: () => T | Promise<T>, opts: { what: string; timeoutMs?: number; everyMs?: number }): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
   const { what, timeoutMs = 30_000, everyMs = 25 } = opts;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
-    if (v) return v as NonNullable<T>;
+    if (v) return v as Exclude<T, false | null | undefined | 0 | ''>;
     if (Date.now() > deadline) throw new Error(`waited ${(timeoutMs / 1000).toFixed(1)} s for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { aliasName } from '../../core/names.ts';
 import { ingestFile, reindexResource } from '../../ingest/run.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from '../server/harness.ts';
+import { pollUntil } from '../helpers/env.ts';
 
 let h: Harness;
 let data: DataFiles | undefined;
@@ -78,11 +79,7 @@ test('a walk that spans the alias swap says stale_cursor, never mixes indices; c
   assert.is(next.status, 400, JSON.stringify(next.body));
   assert.is(next.body.error.details[0].issue, 'stale_cursor');
   const direct = await h.running.services.es.count({ index: aliasName(h.config.namespace, 'companies'), query: { terms: { state: ['TX', 'CA', 'NY', 'FL'] } } });
-  let total: number | undefined;
-  for (let i = 0; i < 50 && total === undefined; i++) {
-    total = (await h.call('GET', q, { secret })).body.meta.total_count;
-    if (total === undefined) await new Promise((r) => setTimeout(r, 100));
-  }
+  const total = await pollUntil(async () => (await h.call('GET', q, { secret })).body.meta.total_count as number | undefined, { what: 'the total of the new index', everyMs: 100 });
   assert.is(total, direct.count, 'the count is of the new index');
   assert.ok(total! < first.body.meta.total_count, `${total} rows now, ${first.body.meta.total_count} before`);
 });

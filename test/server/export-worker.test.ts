@@ -73,13 +73,11 @@ async function status(id: string, secret: string): Promise<any> {
 }
 
 /** Polls the job until `done` holds of it (a minute at most). */
-async function until(id: string, secret: string, done: (j: any) => boolean, what: string): Promise<any> {
-  for (let i = 0; i < 3000; i++) {
+function until(id: string, secret: string, done: (j: any) => boolean, what: string): Promise<any> {
+  return pollUntil(async () => {
     const j = await status(id, secret);
-    if (done(j)) return j;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`export ${id}: ${what} not reached within a minute`);
+    return done(j) && j;
+  }, { what: `export ${id}: ${what}`, timeoutMs: 60_000, everyMs: 20 });
 }
 
 const terminal = (j: any) => j.status === 'completed' || j.status === 'failed';

@@ -22,6 +22,7 @@ import { entity } from '../../mappings/index.ts';
 import { rowPrice } from '../../server/pricing.ts';
 import { cleanupExports, loadJob, saveJob } from '../../server/read/export-job.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { pollUntil } from '../helpers/env.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('exports');
@@ -51,14 +52,12 @@ async function parseCsv(text: string): Promise<Row[]> {
 const post = (body: unknown, secret = adv, headers: Record<string, string> = {}) => h.call('POST', '/v1/exports', { secret, body, headers });
 
 /** The job once it is completed or failed (polled; the workers run in `h2`). */
-async function finished(id: string, secret = adv): Promise<any> {
-  for (let i = 0; ; i++) {
+function finished(id: string, secret = adv): Promise<any> {
+  return pollUntil(async () => {
     const res = await h.call('GET', `/v1/exports/${id}`, { secret });
     assert.is(res.status, 200, JSON.stringify(res.body));
-    if (res.body.data.status === 'completed' || res.body.data.status === 'failed') return res.body.data;
-    if (i > 1200) assert.unreachable(`export ${id} still ${res.body.data.status} after a minute`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return (res.body.data.status === 'completed' || res.body.data.status === 'failed') && res.body.data;
+  }, { what: `export ${id} completed or failed`, timeoutMs: 60_000, everyMs: 50 });
 }
 
 const FILTERS = { states: 'TX,CA,NY,FL,OH,PA,IL', sort_by: 'total_number_of_employees', sort_dir: 'desc', mode: 'full' };

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { assertError, loadGenerated, startHarness, withOrg, type Harness, type Res } from './harness.ts';
-import { testConfig } from '../helpers/env.ts';
+import { pollUntil, testConfig } from '../helpers/env.ts';
 import { useDataset } from '../helpers/datasets.ts';
 
 const t = suite('list');
@@ -138,11 +138,10 @@ t('large totals: the first call says count_pending (no total_count), later calls
   assert.is(first.body.meta.has_more, true);
   const exact = (await get(`${path}&count_only=true`)).body.data.total_count;
   assert.ok(exact > 400);
-  let later: Row = {};
-  for (let i = 0; i < 50 && later.total_count === undefined; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    later = (await get(path)).body.meta;
-  }
+  const later: Row = await pollUntil(async () => {
+    const meta = (await get(path)).body.meta;
+    return meta.total_count !== undefined && meta;
+  }, { what: 'the background count', everyMs: 100 });
   assert.is(later.total_count, exact);
   assert.is(later.count_pending, undefined);
 });

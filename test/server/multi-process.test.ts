@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { get } from 'node:http';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+import { pollUntil } from '../helpers/env.ts';
 
 const t = suite('multi-process');
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -39,11 +40,8 @@ t('a cursor, a count and a paid delivery of one server hold on the other', async
   assert.is(next.body.meta.page, 1);
   for (const r of next.body.data) assert.ok(!first.body.data.some((x: { id: string }) => x.id === r.id));
   // The count: over the exact threshold the first call may be pending; the other server reads the cached total.
-  let total: number | undefined;
-  for (let i = 0; i < 40 && total === undefined; i++) {
-    total = (await (i % 2 ? a : b).call('GET', q, { secret })).body.meta.total_count;
-    if (total === undefined) await new Promise((r) => setTimeout(r, 100));
-  }
+  let i = 0;
+  const total = await pollUntil(async () => (await (i++ % 2 ? a : b).call('GET', q, { secret })).body.meta.total_count as number | undefined, { what: 'the total on either server', everyMs: 100 });
   const direct = await a.running.services.es.count({ index: `${a.config.namespace}-companies`, query: { terms: { state: ['TX', 'CA', 'NY', 'FL', 'OH', 'PA', 'IL'] } } });
   assert.is(total, direct.count);
   // Paid on one, free on the other: the receipt is in Redis.

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
+import { pollUntil } from '../helpers/env.ts';
 
 const t = suite('redis faults');
 let h: Harness;
@@ -78,11 +79,10 @@ t('a hung Redis: 503 within the command deadline, nothing charged; then it answe
   assertError(res, 503, 'SERVICE_UNAVAILABLE');
   await sleeping;
   blocker.disconnect();
-  let after = await h.call('GET', '/v1/companies?page_size=1&page=2', { secret });
-  for (let i = 0; i < 50 && after.status !== 200; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    after = await h.call('GET', '/v1/companies?page_size=1&page=2', { secret });
-  }
+  const after = await pollUntil(async () => {
+    const r = await h.call('GET', '/v1/companies?page_size=1&page=2', { secret });
+    return r.status === 200 && r;
+  }, { what: 'a 200 once Redis answers again', everyMs: 100, timeoutMs: 10_000 });
   assert.is(after.status, 200);
   assert.is(await h.running.services.credits.balance(org), balance - Math.round(after.body.meta.credits_charged * 1000), 'the failed call charged nothing');
 });
@@ -101,11 +101,10 @@ t('Redis killed and restarted: nothing acknowledged lost, the service recovers b
   await killRedis();
   assertError(await h.call('GET', '/v1/companies?page_size=1', { secret }), 503, 'SERVICE_UNAVAILABLE');
   await startRedis();
-  let whoami = await h.call('GET', '/v1/whoami', { secret });
-  for (let i = 0; i < 50 && whoami.status !== 200; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    whoami = await h.call('GET', '/v1/whoami', { secret });
-  }
+  const whoami = await pollUntil(async () => {
+    const r = await h.call('GET', '/v1/whoami', { secret });
+    return r.status === 200 && r;
+  }, { what: 'the key answering after the restart', everyMs: 200, timeoutMs: 10_000 });
   assert.is(whoami.status, 200, 'the key survived');
   assert.is(whoami.body.data.key.id, key.id);
   assert.is(await h.running.services.credits.balance(org), 5_000_000 - charged, 'every acknowledged debit, nothing else');

@@ -17,6 +17,7 @@ import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } fr
 import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { auditDir } from '../runner/secret-audit.ts';
+import { pollUntil } from '../helpers/env.ts';
 
 const t = suite('unhandled rejections');
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -97,7 +98,7 @@ async function countInFlight(s: ServerChild, states: string): Promise<void> {
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.is(res.body.meta.count_pending, true, 'the total is counted in the background');
   // The count is sent in the background: the answer can come back before it reaches the proxy.
-  for (let i = 0; i < 400 && es.held < before + 1; i++) await new Promise((r) => setTimeout(r, 25));
+  await pollUntil(() => es.held >= before + 1, { what: 'the background count held at the proxy', timeoutMs: 10_000 });
   assert.is(es.held, before + 1, 'the background count is in flight, held at the proxy');
 }
 

@@ -15,6 +15,7 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import { startHarness, withOrg, type Harness } from './harness.ts';
 import { kill, startWorker as startProcess, stopAll } from '../helpers/workers.ts';
+import { pollUntil } from '../helpers/env.ts';
 
 const t = suite('writing workers');
 const LOCK_MS = 1500;
@@ -98,8 +99,8 @@ t('a worker killed while its job waits on the model: another worker completes it
   const w1 = await startWorker('c');
   const res = await h1.call('POST', '/v1/writing-jobs', { secret: o.secret, body: EMAIL('Slow Co') });
   assert.is(res.status, 202);
-  for (let i = 0; i < 200 && !received.get('Slow Co'); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.is(received.get('Slow Co'), 1, 'the job reached the model');
+  await pollUntil(() => received.get('Slow Co'), { what: 'the job reaching the model' });
+  assert.is(received.get('Slow Co'), 1, 'the job reached the model once');
   await kill(w1);
   const w2 = await startWorker('d');
   const job = await done(h2, o.secret, res.body.data.id);
