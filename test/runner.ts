@@ -12,6 +12,7 @@
  * lane, and its lane runs its next file meanwhile (test/runner/plan.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
@@ -132,6 +133,23 @@ function units(plans: FilePlan[]): Unit[] {
 }
 
 const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * The units, the longest first by the last run's timing file when there is one (so that a long
+ * file does not start last and hold the run's end), else in their order.
+ */
+function longestFirst(todo: Unit[], timingFile: string): Unit[] {
+  let last: RunTimings;
+  try {
+    last = JSON.parse(readFileSync(timingFile, 'utf8')) as RunTimings;
+  } catch {
+    return todo;
+  }
+  const ms = new Map<string, number>();
+  for (const f of last.files ?? []) ms.set(f.file, Math.max(ms.get(f.file) ?? 0, f.ms));
+  const of = (u: Unit): number => (u.files.length > 1 ? Infinity : ms.get(u.files[0]) ?? Infinity);
+  return [...todo].sort((a, b) => of(b) - of(a) || a.seq - b.seq);
+}
 
 /** Runs a lane's units, `jobs` at a time; stops starting new ones once `stopped()` says so. */
 async function runLane(lane: Lane, todo: Unit[], locks: Locks, ctx: { log: Log; stream: boolean; jobs: number; stopped: () => boolean }): Promise<void> {
@@ -260,6 +278,7 @@ export async function runTests(opts: RunOptions): Promise<number> {
   if (!Number.isInteger(jobs) || jobs < 1) throw new ConfigError(`jobs: expected a whole number of at least 1, got ${jobs}`);
   log(`${files.length} test file(s) (${pure} pure), ${lanes.length} lane(s) of ${jobs} file(s) at a time: ${lanes.map((l) => `${l.name} ${l.runtime.version} in ${l.namespace}-*`).join(', ')}; Elasticsearch ${config.esUrl}, Redis ${redacted(config.redisUrl)}`);
 
+  const timingFile = opts.timings ?? opts.env.BINTEL_TEST_TIMINGS ?? join(ROOT, 'test-timings.json');
   let interrupted = false;
   // The running files get the same SIGINT from the terminal; we only stop starting new ones,
   // so the cleanup below still runs.
@@ -268,7 +287,7 @@ export async function runTests(opts: RunOptions): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   const locks = new Locks();
-  const todo = units(plans);
+  const todo = longestFirst(units(plans), timingFile);
   const testsStarted = performance.now();
   try {
     await Promise.all(lanes.map((lane) => runLane(lane, todo, locks, { log, stream: lanes.length === 1 && jobs === 1, jobs, stopped: () => interrupted })));
@@ -294,7 +313,6 @@ export async function runTests(opts: RunOptions): Promise<number> {
     loads: lanes.flatMap((l) => readLoads(l.timingDir).map((x) => ({ ...x, lane: l.name }))),
   };
   await Promise.all(lanes.map((l) => rm(l.timingDir, { recursive: true, force: true })));
-  const timingFile = opts.timings ?? opts.env.BINTEL_TEST_TIMINGS ?? join(ROOT, 'test-timings.json');
   log('');
   for (const line of timingReport(timings)) log(line);
   try {
