@@ -23,8 +23,9 @@ export interface FilePlan {
 }
 
 const HEADER_LINES = 60;
-const KIND = /@test-kind\s+([a-z0-9-]+)/;
-const LOCK = /@test-lock\s+([a-z0-9-]+)/;
+/** A marker starts a comment line (`// @test-kind pure`, ` * @test-lock es-nodes`): not text inside a string. */
+const KIND = /^\s*(?:\/\/|\/?\*+)\s*@test-kind\s+([a-z0-9-]+)/m;
+const LOCK = /^\s*(?:\/\/|\/?\*+)\s*@test-lock\s+([a-z0-9-]+)/m;
 
 /** Reads the markers of one file (`root`-relative path). */
 export async function planFile(root: string, file: string): Promise<FilePlan> {
