@@ -50,6 +50,19 @@ export interface Filing {
 
 /** A plain integer amount or count ("" and malformed values are null). */
 export const amount = (s: string): number | null => (/^-?\d+(\.\d+)?$/.test(s) ? Math.round(Number(s)) : null);
+
+/**
+ * The premium of a Schedule A welfare contract: the first positive of line 9a(1)(d) earned and
+ * 9a(1)(a) received (experience-rated contracts) and line 10a charges paid (non-experience-rated
+ * ones); a line filed as 0 never hides a positive one. 0 when none is.
+ */
+export function contractPremium(f: Facts): number {
+  for (const v of [f.earnedPremium, f.premiumReceived, f.chargesPaid]) {
+    const n = amount(v ?? '');
+    if (n !== null && n > 0) return n;
+  }
+  return 0;
+}
 const yes = (s: string) => s === '1' || s.toUpperCase() === 'Y';
 const digits = (s: string) => s.replace(/\D/g, '');
 /** The date part of a date or timestamp ("2024-07-12T10:15:32-0500" → "2024-07-12"); '' when not a date. */
@@ -453,7 +466,7 @@ export class Collected {
     const slot = this.slotOf(f.ack);
     if (slot === undefined) return;
     const persons = amount(f.personsCovered) ?? 0;
-    const premium = amount(f.earnedPremium) ?? amount(f.premiumReceived) ?? 0;
+    const premium = contractPremium(f);
     const carrier = this.strings.id(f.carrierName);
     this.premium[slot] += premium;
     this.commissions[slot] += (amount(f.commissions) ?? 0) + (amount(f.fees) ?? 0);

@@ -86,8 +86,14 @@ export const SCH_A_COLUMNS = {
   policyTo: 'INS_POLICY_TO_DATE',
   commissions: 'INS_BROKER_COMM_TOT_AMT',
   fees: 'INS_BROKER_FEES_TOT_AMT',
+  /** Line 9a(1)(d), experience-rated contracts: premium earned. */
   earnedPremium: 'WLFR_TOT_EARNED_PREM_AMT',
+  /** Line 9a(1)(a), experience-rated contracts: premium received. */
   premiumReceived: 'WLFR_PREMIUM_RCVD_AMT',
+  /** Line 10a, non-experience-rated contracts (most fully insured ones): premiums or subscription charges paid to the carrier. */
+  chargesPaid: 'WLFR_TOT_CHARGES_PAID_AMT',
+  /** Line 10b, non-experience-rated contracts: the carrier's acquisition costs (commissions and fees it paid). */
+  acquisitionCost: 'WLFR_ACQUIS_COST_AMT',
   pensionPremium: 'PENSION_PREM_PAID_TOT_AMT',
   ...Object.fromEntries(SCH_A_BENEFITS.map(([c]) => [c, c])),
 } as Record<string, string>;
