@@ -404,7 +404,9 @@ export class Collected {
   /** Adds one F_5500 or F_5500_SF row: DFE filings are counted and skipped; the later filing of a plan wins. */
   addFiling(dataset: Dataset, year: number, facts: Facts): void {
     this.counts.filings++;
-    if (facts.dfeCode && !facts.entityCode) {
+    // A direct filing entity (line A(4): entity code 4, its kind M, C, P, E or G in the DFE code)
+    // is an investment vehicle, not an employer: either mark skips it.
+    if (facts.dfeCode || facts.entityCode === '4') {
       this.counts.dfe++;
       return;
     }

@@ -98,7 +98,7 @@ export function dfeRow(year: number, k: number): GenRow {
     cp1252: false,
     cells: {
       ACK_ID: `${year + 1}0601000000P05${pad(k, 10)}000`, FORM_PLAN_YEAR_BEGIN_DATE: `${year}-01-01`, FORM_TAX_PRD: `${year}-12-31`,
-      TYPE_DFE_PLAN_ENTITY_CD: 'C', PLAN_NAME: `COLLECTIVE TRUST FUND ${k}`, SPONS_DFE_PN: '001', SPONSOR_DFE_NAME: `FIRST NATIONAL TRUST CO ${k}`,
+      TYPE_PLAN_ENTITY_CD: '4', TYPE_DFE_PLAN_ENTITY_CD: 'C', PLAN_NAME: `COLLECTIVE TRUST FUND ${k}`, SPONS_DFE_PN: '001', SPONSOR_DFE_NAME: `FIRST NATIONAL TRUST CO ${k}`,
       SPONS_DFE_EIN: String(900_000_000 + k), DATE_RECEIVED: `${year + 1}-06-01`, FILING_STATUS: 'FILING_RECEIVED',
     },
   };
