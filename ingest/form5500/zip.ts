@@ -11,7 +11,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { createDeflateRaw, createInflateRaw, crc32 } from 'node:zlib';
 
 export interface ZipEntry {
@@ -21,6 +21,8 @@ export interface ZipEntry {
   size: number;
   /** Offset of the local file header. */
   offset: number;
+  /** CRC-32 of the uncompressed bytes, from the central directory. */
+  crc: number;
 }
 
 export class ZipError extends Error {}
@@ -94,7 +96,7 @@ export async function listZip(path: string): Promise<ZipEntry[]> {
     const commentLen = buf.readUInt16LE(p + 32);
     const rawName = buf.subarray(p + 46, p + 46 + nameLen);
     const name = flags & 0x800 ? rawName.toString('utf8') : rawName.toString('latin1');
-    const e: ZipEntry = { name, method: buf.readUInt16LE(p + 10), compressedSize: buf.readUInt32LE(p + 20), size: buf.readUInt32LE(p + 24), offset: buf.readUInt32LE(p + 42) };
+    const e: ZipEntry = { name, method: buf.readUInt16LE(p + 10), crc: buf.readUInt32LE(p + 16), compressedSize: buf.readUInt32LE(p + 20), size: buf.readUInt32LE(p + 24), offset: buf.readUInt32LE(p + 42) };
     zip64(buf.subarray(p + 46 + nameLen, p + 46 + nameLen + extraLen), e);
     if (!name.endsWith('/')) out.push(e);
     p += 46 + nameLen + extraLen + commentLen;
@@ -102,18 +104,48 @@ export async function listZip(path: string): Promise<ZipEntry[]> {
   return out;
 }
 
-/** The uncompressed bytes of one entry, streamed. */
+/** Names of the compression methods a zip may name (APPNOTE 4.4.5) that Node's zlib cannot read. */
+const METHODS: Record<number, string> = { 1: 'Shrink', 6: 'Implode', 9: 'Deflate64', 12: 'bzip2', 14: 'LZMA', 93: 'Zstandard', 95: 'XZ', 99: 'AES encryption' };
+
+/**
+ * The uncompressed bytes of one entry, streamed, checked against the size and CRC-32 the central
+ * directory gives: a damaged entry ends its stream with a ZipError naming the file and the entry.
+ */
 export async function openEntry(path: string, e: ZipEntry): Promise<Readable> {
-  if (e.method !== 0 && e.method !== 8) throw new ZipError(`${path}: ${e.name} uses compression method ${e.method} (only stored and deflate are read)`);
+  if (e.method !== 0 && e.method !== 8) {
+    const method = METHODS[e.method] ? `${METHODS[e.method]} (method ${e.method})` : `method ${e.method}`;
+    throw new ZipError(`${path}: ${e.name} is compressed with ${method}, which this reader cannot inflate (only stored and deflate): extract it with a tool that can, and import the CSV`);
+  }
   const head = await readAt(path, e.offset, 30);
   if (head.readUInt32LE(0) !== LOCAL) throw new ZipError(`${path}: damaged local header of ${e.name}`);
   const start = e.offset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
-  if (e.compressedSize === 0) return Readable.from([]);
+  if (e.compressedSize === 0) return checked(path, e, Readable.from([]));
   const raw = createReadStream(path, { start, end: start + e.compressedSize - 1, highWaterMark: 256 << 10 });
-  if (e.method === 0) return raw;
+  if (e.method === 0) return checked(path, e, raw);
   const inflate = createInflateRaw({ chunkSize: 256 << 10 });
   raw.on('error', (err) => inflate.destroy(err));
-  return raw.pipe(inflate);
+  return checked(path, e, raw.pipe(inflate));
+}
+
+const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
+
+/** `input` passed through, its size and CRC-32 compared with the entry's at the end. */
+function checked(path: string, e: ZipEntry, input: Readable): Readable {
+  let crc = 0;
+  let size = 0;
+  const check = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      crc = crc32(chunk, crc);
+      size += chunk.length;
+      done(null, chunk);
+    },
+    flush(done) {
+      if (size === e.size && crc >>> 0 === e.crc >>> 0) return done();
+      done(new ZipError(`${path}: ${e.name} is damaged: its bytes read back as ${size} with CRC-32 ${hex(crc)}, the archive says ${e.size} with ${hex(e.crc)}`));
+    },
+  });
+  input.on('error', (err) => check.destroy(err));
+  return input.pipe(check);
 }
 
 /** One file to put in a zip: its name and its content as chunks. */

@@ -92,6 +92,39 @@ test('zip entries are listed and streamed back (deflate, data descriptors)', asy
   assert.is(text, big);
 });
 
+/** Rewrites the central directory record of the archive's only entry: `edit(buffer, offset of the record)`. */
+async function editCentral(path: string, edit: (b: Buffer, at: number) => void): Promise<void> {
+  const b = await readFile(path);
+  const at = b.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+  assert.ok(at > 0, 'a central directory record');
+  edit(b, at);
+  await writeFile(path, b);
+}
+
+test('a damaged entry (its bytes do not match the CRC-32 the archive gives) ends its stream with an error naming the file and entry', async () => {
+  const path = join(dir, 'crc.zip');
+  await writeZip(path, [{ name: 'F_SCH_A_2023_latest.csv', chunks: ['ACK_ID,FORM_ID\r\n1,1\r\n'] }]);
+  await editCentral(path, (b, at) => b.writeUInt32LE((b.readUInt32LE(at + 16) ^ 0x00ff00ff) >>> 0, at + 16));
+  const [entry] = await listZip(path);
+  let text = '';
+  const err = await (async () => {
+    for await (const c of await openEntry(path, entry)) text += (c as Buffer).toString('latin1');
+  })().then(() => null, (e: Error) => e);
+  assert.ok(err, 'the read fails');
+  assert.match(err.message, /crc\.zip: F_SCH_A_2023_latest\.csv is damaged/);
+  assert.match(err.message, /CRC-32/);
+});
+
+test('an entry compressed with Deflate64 (method 9) is refused before reading, naming the file, the entry and the method', async () => {
+  const path = join(dir, 'deflate64.zip');
+  await writeZip(path, [{ name: 'F_5500_2023_latest.csv', chunks: ['ACK_ID\r\n1\r\n'] }]);
+  await editCentral(path, (b, at) => b.writeUInt16LE(9, at + 10));
+  const [entry] = await listZip(path);
+  const err = await openEntry(path, entry).then(() => null, (e: Error) => e);
+  assert.ok(err, 'refused');
+  assert.match(err.message, /deflate64\.zip: F_5500_2023_latest\.csv is compressed with Deflate64 \(method 9\)/);
+});
+
 /**
  * A ZIP64 archive of stored entries as APPNOTE 4.5.3 lays it out, every size, offset and count
  * in its 64-bit field (the 32-bit ones hold 0xFFFFFFFF / 0xFFFF): local headers with a ZIP64
