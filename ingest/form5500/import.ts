@@ -105,6 +105,7 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
     throw new LoadAborted(err.message, EXIT.inputRefused);
   });
   for (const s of found.skipped) log(`skipped (not one of F_5500, F_5500_SF, F_SCH_A, F_SCH_A_PART1): ${s}`);
+  for (const d of found.duplicates) log(`skipped (a copy of ${d.kept}, read once): ${d.label}`);
   if (!found.files.length) throw new LoadAborted(`no Form 5500 dataset files in ${inputs.join(', ')}`, EXIT.inputRefused);
   const prefix = resolve(flags.errors ?? 'form5500-import');
   const damaged = damagedWriter(`${prefix}.damaged.csv`);

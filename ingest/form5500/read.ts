@@ -37,6 +37,8 @@ export interface FoundFiles {
   files: DatasetFile[];
   /** Files that are not one of the four datasets (named and skipped). */
   skipped: string[];
+  /** A second copy of a dataset and year already found (a zip and its extracted CSV): skipped, with the one kept. */
+  duplicates: { label: string; kept: string }[];
 }
 
 async function fromZip(path: string, found: FoundFiles): Promise<void> {
@@ -61,11 +63,30 @@ async function fromPath(path: string, found: FoundFiles): Promise<void> {
   else found.files.push({ ...ds, label: path, bytes: st.size, open: async () => createReadStream(path, { highWaterMark: 256 << 10 }) });
 }
 
-/** Every dataset file in the inputs (zips, directories, CSV files), and what was skipped. */
+/** A dataset file's own name, whatever holds it (`dir/F_5500_2023_latest.csv`, `x.zip!F_5500_2023_latest.csv`), folded. */
+const ownName = (label: string): string => (label.split(/[\\/!]/).pop() ?? label).toLowerCase();
+
+/**
+ * Every dataset file in the inputs (zips, directories, CSV files), and what was skipped. A file
+ * is read once: a second file of the same name (a zip and the CSV extracted from it, the same
+ * download in two folders) and size is a copy, skipped and reported; one of the same name and
+ * another size is refused (which of the two is right cannot be told). Files of one dataset and
+ * year with other names are all read.
+ */
 export async function findDatasetFiles(inputs: readonly string[]): Promise<FoundFiles> {
-  const found: FoundFiles = { files: [], skipped: [] };
+  const found: FoundFiles = { files: [], skipped: [], duplicates: [] };
   for (const input of inputs) await fromPath(resolve(input), found);
-  return found;
+  const first = new Map<string, DatasetFile>();
+  const files: DatasetFile[] = [];
+  for (const f of found.files) {
+    const kept = first.get(ownName(f.label));
+    if (!kept) {
+      first.set(ownName(f.label), f);
+      files.push(f);
+    } else if (kept.bytes === f.bytes) found.duplicates.push({ label: f.label, kept: kept.label });
+    else throw new Error(`two different files named ${ownName(f.label)}: ${kept.label} (${kept.bytes} bytes) and ${f.label} (${f.bytes} bytes); import one of them`);
+  }
+  return { ...found, files };
 }
 
 /** A row read from a dataset file: its facts and the line it starts on. */

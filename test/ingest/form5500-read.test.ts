@@ -92,6 +92,29 @@ test('zip entries are listed and streamed back (deflate, data descriptors)', asy
   assert.is(text, big);
 });
 
+test('a file found twice is read once: a copy (a zip and its extracted CSV) is skipped and reported; two different files of one name are refused; other names are read', async () => {
+  const folder = join(dir, 'twice');
+  await mkdir(folder, { recursive: true });
+  const csv = 'ACK_ID,FORM_ID\r\n1,1\r\n';
+  await writeZip(join(folder, 'F_SCH_A_2023_Latest.zip'), [{ name: 'F_SCH_A_2023_latest.csv', chunks: [csv] }]);
+  await writeFile(join(folder, 'F_SCH_A_2023_latest.csv'), csv);
+  const found = await findDatasetFiles([folder]);
+  assert.is(found.files.length, 1, 'read once');
+  assert.is(found.duplicates.length, 1);
+  const pair = [found.duplicates[0].label, found.duplicates[0].kept].map((l) => l.split('/').pop()).sort();
+  assert.equal(pair, ['F_SCH_A_2023_Latest.zip!F_SCH_A_2023_latest.csv', 'F_SCH_A_2023_latest.csv'], 'the copy is named with the file kept');
+  assert.is(found.files[0].label, found.duplicates[0].kept);
+  await writeFile(join(folder, 'F_SCH_A_2023_latest.csv'), `${csv}2,1\r\n`);
+  const err = await findDatasetFiles([folder]).then(() => null, (e: Error) => e);
+  assert.ok(err, 'two different files of one dataset and year are refused');
+  assert.match(err.message, /two different files named f_sch_a_2023_latest\.csv: .+ \(\d+ bytes\) and .+ \(\d+ bytes\); import one of them/);
+  assert.ok(err.message.includes('F_SCH_A_2023_Latest.zip!F_SCH_A_2023_latest.csv') && err.message.includes(`${folder}/F_SCH_A_2023_latest.csv`), err.message);
+  await rm(join(folder, 'F_SCH_A_2023_latest.csv'));
+  await writeFile(join(folder, 'F_SCH_A_2023_extra.csv'), `${csv}2,1\r\n`);
+  const both = await findDatasetFiles([folder]);
+  assert.equal([both.files.length, both.duplicates.length], [2, 0], 'another file of the same dataset and year is read');
+});
+
 /** Rewrites the central directory record of the archive's only entry: `edit(buffer, offset of the record)`. */
 async function editCentral(path: string, edit: (b: Buffer, at: number) => void): Promise<void> {
   const b = await readFile(path);
