@@ -21,12 +21,20 @@ let data: DataFiles | undefined;
 let secret = '';
 
 t.before(async () => {
+  // Said here too: uvu 0.5.6 swallows an error thrown in a before() hook.
+  await setUp().catch((err: Error) => {
+    console.error(`set-up failed: ${err.stack}`);
+    throw err;
+  });
+});
+
+async function setUp(): Promise<void> {
   cluster = await startEsCluster(3);
   h = await startHarness({ ES_URL: cluster.env, BINTEL_SHARDS: '2', BINTEL_REPLICAS: '1', BINTEL_RATE_LIMIT_PER_MIN: '1000000', BINTEL_CRAWL_THRESHOLD: '1000000', BINTEL_CACHE_TTL_S: '0' });
   // Small: what is under test is the cluster (shape, reads through a node loss), not the data.
   data = await loadGenerated(h, { companies: 300, personnel: 120, brokerOffices: 20, brokers: 5, seed: 91 });
   secret = (await withOrg(h, { field_tier: 'advanced', milli: 1_000_000_000 })).secret;
-});
+}
 t.after(async () => {
   await h?.close().catch(() => {});
   await data?.cleanup();

@@ -33,10 +33,16 @@ function free(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * `n` free ports for the nodes, from 12000-15999: below Linux's ephemeral range (32768-60999),
+ * where the outgoing connections of every other test process take their source ports, so none
+ * can take a port here between this check and the node binding it seconds later (which failed a
+ * node start when the range was 41000-48999), and apart from the Redis Cluster helper's.
+ */
 async function freePorts(n: number): Promise<number[]> {
   const out: number[] = [];
   while (out.length < n) {
-    const p = 41_000 + Math.floor(Math.random() * 8000);
+    const p = 12_000 + Math.floor(Math.random() * 4000);
     if (!out.includes(p) && (await free(p))) out.push(p);
   }
   return out;

@@ -34,11 +34,16 @@ function free(port: number): Promise<boolean> {
   });
 }
 
-/** `n` ports whose cluster-bus ports (port + 10000) are free too. */
+/**
+ * `n` ports from 16000-21999 whose cluster-bus ports (port + 10000) are free too: all below Linux's
+ * ephemeral range (32768-60999), where other processes' outgoing connections take their source
+ * ports, so none can take one between this check and the server binding it; apart from the
+ * Elasticsearch cluster helper's 12000-15999.
+ */
 async function freePorts(n: number): Promise<number[]> {
   const out: number[] = [];
   while (out.length < n) {
-    const p = 20_000 + Math.floor(Math.random() * 20_000);
+    const p = 16_000 + Math.floor(Math.random() * 6000);
     if (!out.includes(p) && (await free(p)) && (await free(p + 10_000))) out.push(p);
   }
   return out;
