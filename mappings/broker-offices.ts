@@ -1,6 +1,7 @@
 /** Broker offices: the local offices of brokerages, with their book of business. */
 import { csv, defineEntity, qualified, domainOf, derived, f, joined, num } from './fields.ts';
 import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, COMMISSION_TIERS, STATE_CODES, bandOf } from './reference.ts';
+import { LINES_OF_BUSINESS } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 import { filter, labels } from './filters.ts';
 
@@ -20,6 +21,7 @@ export const brokerOffices = defineEntity({
   price: { basic: 250, advanced: 1000 },
   filters: [
     filter('filing_year', 'year_or_latest', [], { values: ['latest'] }),
+    filter('lines_of_business', 'terms', 'lines_of_business', { values: LINES_OF_BUSINESS }),
     filter('long_tail', 'bool', 'long_tail'),
     filter('broker_ids', 'terms', 'broker_id'),
     filter('broker_office', 'id_or_name', ['id', 'office_name.raw']),
@@ -69,6 +71,8 @@ export const brokerOffices = defineEntity({
     f('client_count_band', 'keyword', 'Client-count band', derived((d) => bandOf(CLIENT_COUNT_BANDS, num(d, 'client_count'))), { cf: 'exact', blank: true }),
     f('commission_tier', 'keyword', 'Commission tier', derived((d) => bandOf(COMMISSION_TIERS, num(d, 'total_commissions'))), { cf: 'exact', blank: true }),
     f('long_tail', 'boolean', 'Office of a local (long-tail) broker', derived((d) => (d.brokerage_class ? d.brokerage_class === 'local broker' : null)), { output: false }),
+    f('lines_of_business', 'keywords', 'welfare (Schedule A health and welfare contracts) and/or retirement (pension contracts)', csv(), { cf: 'exact', blank: true, enum: LINES_OF_BUSINESS }),
+    f('broker_codes', 'keywords', 'How the filers described the broker (Schedule A Part I code), e.g. insurance agent or broker', csv(), { cf: 'string', blank: true }),
     f('signals', 'keywords', 'Signals on the office', csv(), { blank: true, enum: SIGNAL_NAMES }),
     f('last_updated_at', 'date', 'When the upstream record last changed', csv(), { format: 'iso_date' }),
     f('source_record', 'keyword', 'Upstream record the row was built from (lead_source.source), e.g. form5500:F_5500:2023:<ACK_ID>', csv(), { output: false }),

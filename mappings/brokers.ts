@@ -1,6 +1,7 @@
 /** Brokers: brokerages (the corporate entity behind broker offices). */
 import { csv, defineEntity, qualified, domainOf, derived, f, num } from './fields.ts';
 import { BROKERAGE_CLASSES, CLIENT_COUNT_BANDS, bandOf } from './reference.ts';
+import { LINES_OF_BUSINESS } from './reference.ts';
 import { SIGNAL_NAMES } from './signals.ts';
 import { filter, labels } from './filters.ts';
 
@@ -20,6 +21,7 @@ export const brokers = defineEntity({
   price: { basic: 250, advanced: 1000 },
   filters: [
     filter('filing_year', 'year_or_latest', [], { values: ['latest'] }),
+    filter('lines_of_business', 'terms', 'lines_of_business', { values: LINES_OF_BUSINESS }),
     filter('long_tail', 'bool', 'long_tail'),
     filter('brokerage_class', 'terms', 'brokerage_class', { values: BROKERAGE_CLASSES }),
     filter('client_count_bands', 'terms', 'client_count_band', { values: labels(CLIENT_COUNT_BANDS) }),
@@ -43,6 +45,8 @@ export const brokers = defineEntity({
     f('commission_growth', 'double', 'Commission growth over the prior year, percent', csv(), { cf: 'percent', blank: true, min: -100, max: 100000 }),
     f('client_count_band', 'keyword', 'Client-count band', derived((d) => bandOf(CLIENT_COUNT_BANDS, num(d, 'total_clients'))), { cf: 'exact', blank: true }),
     f('long_tail', 'boolean', 'A local (long-tail) broker', derived((d) => (d.brokerage_class ? d.brokerage_class === 'local broker' : null)), { output: false }),
+    f('lines_of_business', 'keywords', 'welfare (Schedule A health and welfare contracts) and/or retirement (pension contracts)', csv(), { cf: 'exact', blank: true, enum: LINES_OF_BUSINESS }),
+    f('broker_codes', 'keywords', 'How the filers described the broker (Schedule A Part I code), e.g. insurance agent or broker', csv(), { cf: 'string', blank: true }),
     f('signals', 'keywords', 'Signals on the broker', csv(), { blank: true, enum: SIGNAL_NAMES }),
     f('last_updated_at', 'date', 'When the upstream record last changed', csv(), { format: 'iso_date' }),
     f('source_record', 'keyword', 'Upstream record the row was built from (lead_source.source), e.g. form5500:F_5500:2023:<ACK_ID>', csv(), { output: false }),

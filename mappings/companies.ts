@@ -11,6 +11,9 @@ import { COMPANY_SIDE, filter, labels } from './filters.ts';
 /** Plans under 100 participants: the small-group "long tail" of the market. */
 export const LONG_TAIL_PARTICIPANTS = 100;
 
+/** Line A of the Form 5500: who sponsors the plan. */
+export const PLAN_ENTITIES: readonly string[] = ['single-employer', 'multiemployer', 'multiple-employer'];
+
 /** Plan size bands (active participants): a lookalike feature. */
 export const PLAN_SIZE_BANDS: readonly Band[] = [['<100', 0, 100], ['100-499', 100, 500], ['500-999', 500, 1000], ['1000-4999', 1000, 5000], ['5000+', 5000, Number.POSITIVE_INFINITY]];
 
@@ -33,7 +36,8 @@ export const companies = defineEntity({
   price: { basic: 250, advanced: 1000 },
   filters: [
     ...COMPANY_SIDE.map((x) => (x.param === 'broker_office' ? filter('broker_office', 'id_or_name', ['broker_office_ids', 'broker_offices']) : x)),
-    filter('filing_year', 'year_or_latest', 'filing_year'),
+    filter('filing_year', 'year_or_latest', 'plan_years'),
+    filter('plan_entity', 'terms', 'plan_entity', { values: PLAN_ENTITIES }),
     filter('asset_tiers_401k', 'terms', 'asset_tier_401k', { values: labels(ASSET_TIERS_401K) }),
     filter('broker_office_ids', 'terms', 'broker_office_ids'),
     filter('domain', 'domain', 'domain'),
@@ -67,6 +71,7 @@ export const companies = defineEntity({
   fields: [
     f('id', 'keyword', 'Company id', csv(), { light: true }),
     f('company_name', 'name', 'Plan sponsor name', csv(true), { light: true, sortable: true, cf: 'string', search: 3, autocomplete: true }),
+    f('dba_name', 'name', 'Doing-business-as name of the sponsor (line 1a), searched as an alternate name', csv(), { cf: 'string', blank: true, search: 2 }),
     f('ein', 'keyword', 'Employer identification number, 9 digits', csv(), { light: true, cf: 'exact', blank: true, format: 'ein' }),
     f('website', 'keyword', 'Company website', csv(), { light: true, cf: 'string', blank: true, autocomplete: true, format: 'url' }),
     f('domain', 'keyword', 'Normalized domain of the website', domainOf('website'), { cf: 'exact', blank: true }),
@@ -83,12 +88,18 @@ export const companies = defineEntity({
     f('plan_name', 'text', 'Name of the main welfare plan', csv(), { blank: true }),
     f('form_type', 'keyword', 'Form filed: 5500 or 5500-SF', csv(), { cf: 'exact', enum: FORM_TYPES }),
     f('filing_year', 'integer', 'Plan year of the latest filing', csv(true), { tier: 'advanced', sortable: true, cf: 'numeric', min: 1975, max: 2100 }),
+    // The list of plan years and the first one hold the latest year too (advanced-tier filing_year): not output, used by filing_year=YYYY.
+    f('filing_years', 'keywords', 'Every plan year the sponsor filed for (filing_year=YYYY selects them)', csv(), { output: false }),
+    f('plan_years', 'keywords', 'filing_years with filing_year (rows loaded without the list have their latest year)', derived((d) => [...new Set([...(Array.isArray(d.filing_years) ? d.filing_years : []), d.filing_year].filter((v) => v !== null && v !== undefined && v !== '').map(String))]), { output: false }),
+    f('first_filing_year', 'integer', 'First plan year the sponsor filed for', csv(), { output: false, min: 1975, max: 2100 }),
+    f('plan_entity', 'keyword', 'single-employer, multiemployer or multiple-employer (PEO, MEWA) plan sponsor', csv(), { cf: 'exact', blank: true, enum: PLAN_ENTITIES }),
     f('total_premiums', 'long', 'Annual premiums across Schedule A contracts, dollars', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
     f('total_number_of_employees', 'integer', 'Employees', csv(), { sortable: true, cf: 'numeric', blank: true, min: 0 }),
     f('broker_commissions', 'long', 'Broker commissions and fees on Schedule A, dollars', csv(), { cf: 'numeric', blank: true, min: 0 }),
     f('participants', 'integer', 'Active participants at year end', csv(), { tier: 'advanced', sortable: true, cf: 'numeric', blank: true, min: 0 }),
     f('participant_growth', 'double', 'Participant growth over the prior year, percent', csv(), { tier: 'advanced', sortable: true, cf: 'percent', blank: true, min: -100, max: 100000 }),
     f('funding_status', 'keyword', 'Self-Funded or Fully Insured', csv(), { cf: 'exact', blank: true, enum: FUNDING_STATUSES }),
+    f('funding_by_benefit', 'keywords', 'Funding per benefit, e.g. "Medical: Self-Funded"', csv(), { cf: 'string', blank: true }),
     f('renewal_month', 'keyword', 'Month the plan renews', csv(), { cf: 'exact', blank: true, enum: MONTHS }),
     f('benefit_types', 'keywords', 'Insurance lines on Schedule A', csv(), { cf: 'string', blank: true, enum: BENEFIT_TYPES }),
     f('carriers', 'keywords', 'Insurance carriers on Schedule A', csv(), { cf: 'string', blank: true }),
@@ -111,5 +122,6 @@ export const companies = defineEntity({
     f('signals', 'keywords', 'Signals on the company', csv(), { blank: true, enum: SIGNAL_NAMES }),
     f('last_updated_at', 'date', 'When the upstream record last changed', csv(), { format: 'iso_date' }),
     f('source_record', 'keyword', 'Upstream record the row was built from (lead_source.source), e.g. form5500:F_5500:2023:<ACK_ID>', csv(), { output: false }),
+    f('source_filings', 'keywords', 'Every filing the row was built from: form5500:<dataset>:<plan year>:<ACK_ID>:<file>', csv(), { blank: true }),
   ],
 });

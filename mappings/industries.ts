@@ -52,9 +52,22 @@ for (const i of INDUSTRIES) if (!byLabel.has(i.label.toLowerCase())) byLabel.set
 const byCode = new Map(INDUSTRIES.map((i) => [i.code, i]));
 
 /** The industry with this exact label (case-insensitive) or NAICS code. */
+/**
+ * Subsectors (3 digits) as industries of their own, path [sector, subsector]: the industry of
+ * a company known only to its subsector (an IRS-style business code such as 813000), never a
+ * guessed industry group.
+ */
+const subsectors = new Map<string, Industry>();
+for (const [code, label] of titles) {
+  const sector = titles.get(code.slice(0, 2));
+  if (code.length === 3 && sector) subsectors.set(code, { code, label, path: [sector, label] });
+}
+const subsectorByLabel = new Map([...subsectors.values()].map((i) => [i.label.toLowerCase(), i]));
+
+/** The industry group with this exact label (case-insensitive) or NAICS code, else the subsector. */
 export function findIndustry(labelOrCode: string): Industry | undefined {
   const k = labelOrCode.trim();
-  return byCode.get(k) ?? byLabel.get(k.toLowerCase());
+  return byCode.get(k) ?? byLabel.get(k.toLowerCase()) ?? subsectors.get(k) ?? subsectorByLabel.get(k.toLowerCase());
 }
 
 /** The category path stored with a company, for an industry label or code; [] when unknown. */

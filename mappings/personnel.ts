@@ -35,7 +35,7 @@ export const personnel = defineEntity({
   ownGeo: { states: 'person_states', dmas: 'person_dmas', mode: 'person_geo_mode', fields: { state: 'person_state', dma: 'person_dma' } },
   filters: [
     ...COMPANY_SIDE,
-    filter('filing_year', 'year_or_latest', 'filing_year'),
+    filter('filing_year', 'year_or_latest', 'plan_years'),
     filter('seniority', 'terms', 'seniority_levels', { values: SENIORITIES }),
     filter('job_function', 'terms', 'job_function', { values: JOB_FUNCTIONS }),
     filter('job_title', 'text', 'title'),
@@ -112,6 +112,7 @@ export const personnel = defineEntity({
     f('industry_path', 'keywords', 'Employer industry path', joined('company:industry_path'), { output: false }),
     f('employee_band', 'keyword', 'Employer employee band', joined('company:employee_band'), { output: false }),
     f('filing_year', 'integer', "Year of the employer's latest Form 5500 filing", joined('company:filing_year'), { tier: 'advanced', output: false }),
+    f('plan_years', 'keywords', 'Every plan year the employer filed for', joined('company:plan_years'), { output: false }),
     f('funding_status', 'keyword', 'Employer funding status', joined('company:funding_status'), { output: false }),
     f('renewal_month', 'keyword', 'Employer renewal month', joined('company:renewal_month'), { output: false }),
     f('short_form', 'boolean', 'Employer filed 5500-SF', joined('company:short_form'), { output: false }),

@@ -211,3 +211,6 @@ export function parseDmas(raw: string): { dmas: string[]; unknown: string[] } {
   }
   return { dmas, unknown };
 }
+
+/** A broker's lines of business on Schedule A: health and welfare contracts, pension (retirement) contracts. */
+export const LINES_OF_BUSINESS: readonly string[] = ['welfare', 'retirement'];

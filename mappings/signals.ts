@@ -13,6 +13,7 @@ export interface SignalDef {
 export const SIGNALS: readonly SignalDef[] = Object.freeze([
   { name: 'new_filer', category: 'status', description: 'First Form 5500 filing for this sponsor' },
   { name: 'late_filer', category: 'status', description: 'Filed after the plan-year deadline' },
+  { name: 'plan_terminated', category: 'status', description: 'A plan of the sponsor filed its final return (the plan ended)' },
   { name: 'broker_change', category: 'change', description: 'Broker of record changed since the prior filing' },
   { name: 'carrier_change', category: 'change', description: 'A Schedule A carrier changed since the prior filing' },
   { name: 'funding_change', category: 'change', description: 'Moved between fully insured and self-funded' },

@@ -1,16 +1,20 @@
 /**
  * Broker firms and offices from the Part I lines of kept filings (pure): lines are grouped into
  * offices (same firm key at the same address key) and firms (same firm key); a line with no
- * address counts for its firm only. Figures are those of the latest plan year the office or
- * firm appears in, with growth against the year before when that year was imported too.
+ * address counts for its firm only. Figures come from each client plan's latest filing (not
+ * the newest, partial, file year), growth from the same plans' year before when that year was
+ * imported too. Each firm and office carries its lines of business (welfare contracts of
+ * Schedule A Part III, retirement ones of Part II) and the broker codes filed.
  */
 import { CITIES, EMPLOYEE_BANDS, bandOf } from '../../mappings/reference.ts';
-import { findIndustry } from '../../mappings/industries.ts';
+import { industryOf } from './industry.ts';
 import type { Doc } from '../../mappings/types.ts';
-import { bySlot, dayStr, type Collected } from './collect.ts';
+import { LINE, bySlot, dayStr, type Collected } from './collect.ts';
+import { BROKER_CODES } from './datasets.ts';
+import { ROLE } from './plans.ts';
 import { stableId } from './resolve.ts';
 
-interface YearFigures {
+interface Figures {
   paid: number;
   premiums: number;
   clients: Set<number>;
@@ -22,7 +26,12 @@ interface Group {
   key: string;
   /** Name as filed (string id) → lines. */
   names: Map<number, number>;
-  years: Map<number, YearFigures>;
+  /** On the clients' latest filings; on those of them whose year before was imported; on that year before. */
+  latest: Figures;
+  comparable: number;
+  prior: number | null;
+  lines: Set<string>;
+  codes: Set<string>;
   carriers: Set<string>;
   industries: Set<string>;
   bands: Set<string>;
@@ -37,7 +46,7 @@ interface OfficeGroup extends Group {
 /** What the companies need from the broker side, per sponsor and plan year. */
 export interface SponsorBrokers {
   officeIds: Set<string>;
-  /** Paid per office id and per firm key. */
+  /** Paid per office id and per firm key (welfare contracts only). */
   byOffice: Map<string, number>;
   byFirm: Map<string, number>;
 }
@@ -52,17 +61,16 @@ export interface BrokerSide {
 
 const DMA = new Map(CITIES.map(([city, state, dma]) => [`${city.toUpperCase()}|${state}`, dma]));
 export const dmaOf = (city: string, state: string) => DMA.get(`${city.trim().toUpperCase()}|${state.trim().toUpperCase()}`) ?? null;
-export const industryOf = (businessCode: string) => findIndustry(businessCode.slice(0, 4))?.label ?? null;
+export { industryOf };
 
 function newGroup(key: string, source: string): Group {
-  return { key, names: new Map(), years: new Map(), carriers: new Set(), industries: new Set(), bands: new Set(), source };
+  return {
+    key, names: new Map(), latest: { paid: 0, premiums: 0, clients: new Set(), received: 0 }, comparable: 0, prior: null, lines: new Set(), codes: new Set(),
+    carriers: new Set(), industries: new Set(), bands: new Set(), source,
+  };
 }
 
-function yearOf(g: Group, year: number): YearFigures {
-  let y = g.years.get(year);
-  if (!y) g.years.set(year, (y = { paid: 0, premiums: 0, clients: new Set(), received: 0 }));
-  return y;
-}
+const LINE_NAME: Readonly<Record<number, string>> = { [LINE.welfare]: 'welfare', [LINE.retirement]: 'retirement' };
 
 /** The most frequent spelling, the longest on a tie ("1ST GLOBAL CAPITAL CORP" over "1ST GLOBAL CAPITAL"). */
 function displayName(names: Map<number, number>, strings: readonly string[]): string {
@@ -75,15 +83,18 @@ function displayName(names: Map<number, number>, strings: readonly string[]): st
   return best;
 }
 
-/** Adds Part I line `i` of the collected state to a firm or office. */
-function record(g: Group, c: Collected, i: number): void {
+/** Adds Part I line `i` (on a client's latest filing) of the collected state to a firm or office. */
+function record(g: Group, c: Collected, i: number, comparable: boolean): void {
   const slot = c.lineSlot[i];
   g.names.set(c.lineName[i], (g.names.get(c.lineName[i]) ?? 0) + 1);
-  const y = yearOf(g, c.year[slot]);
+  const y = g.latest;
   y.paid += c.linePaid[i];
   y.premiums += c.linePremium[i];
   y.clients.add(c.ein[slot]);
+  if (comparable) g.comparable += c.linePaid[i];
   if (c.received[slot] > y.received) y.received = c.received[slot];
+  g.lines.add(LINE_NAME[c.lineKind[i]]);
+  if (c.lineCode[i] >= 0) g.codes.add(BROKER_CODES[String(c.lineCode[i])]);
   const carrier = c.lineCarrier[i] < 0 ? '' : c.strings.list[c.lineCarrier[i]];
   if (carrier) g.carriers.add(carrier);
   const industry = industryOf(c.strings.list[c.business[slot]]);
@@ -93,14 +104,19 @@ function record(g: Group, c: Collected, i: number): void {
   if (band) g.bands.add(band);
 }
 
-/** Latest year's figures and growth of paid amounts over the year before (when imported). */
-function figures(g: Group): { year: number; latest: YearFigures; growth: number | null } {
-  const year = Math.max(...g.years.keys());
-  const latest = g.years.get(year) as YearFigures;
-  const prior = g.years.get(year - 1);
-  const growth = prior && prior.paid > 0 ? Math.round(((latest.paid - prior.paid) / prior.paid) * 10000) / 100 : null;
-  return { year, latest, growth: growth === null ? null : Math.min(100000, Math.max(-100, growth)) };
+/**
+ * The clients' latest figures, and growth of paid amounts: the clients' latest filings whose
+ * year before was imported against those same plans' year before (a plan that moved to
+ * another firm counts as a loss, a new client as a gain; plans whose year before lies outside
+ * the import count in neither).
+ */
+function figures(g: Group): { latest: Figures; growth: number | null } {
+  const growth = g.prior !== null && g.prior > 0 ? Math.round(((g.comparable - g.prior) / g.prior) * 10000) / 100 : null;
+  return { latest: g.latest, growth: growth === null ? null : Math.min(100000, Math.max(-100, growth)) };
 }
+
+/** A paid or premium total as the mapping bounds it: chargebacks larger than the commissions leave 0, not a negative figure. */
+const nonNegative = (n: number) => Math.max(0, Math.round(n));
 
 const titleCity = (s: string) => s.toLowerCase().replace(/\b[a-z]/g, (c) => c.toUpperCase());
 
@@ -110,9 +126,9 @@ function brokerageClass(offices: OfficeGroup[]): string {
   return states >= 10 ? 'national player' : states >= 2 || offices.length >= 5 ? 'regional player' : 'local broker';
 }
 
-export function buildBrokers(c: Collected): BrokerSide {
+export function buildBrokers(c: Collected, role: Uint8Array): BrokerSide {
   const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
-  const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order);
+  const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order, role);
   return { firms: firmDocs, offices: officeDocs, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines } };
 }
 
@@ -120,20 +136,23 @@ export function buildBrokers(c: Collected): BrokerSide {
  * Firm and office rows from the lines in slot order. A function of its own so that no closure
  * kept for the companies (sponsorBrokersOf's) holds the groups alive.
  */
-function brokerDocs(c: Collected, order: Int32Array): { firmDocs: Doc[]; officeDocs: Doc[]; firmOnlyLines: number } {
+function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDocs: Doc[]; officeDocs: Doc[]; firmOnlyLines: number } {
   const firms = new Map<number, Group>();
   const offices = new Map<number, OfficeGroup>();
   const strings = c.strings.list;
   let firmOnlyLines = 0;
+  // Lines on the clients' latest filings make the firms and offices; lines of the year before count for growth.
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
     const slot = c.lineSlot[i];
+    if (!(role[slot] & ROLE.current)) continue;
     const fk = c.lineFirm[i];
     const ok = c.lineOffice[i];
     const source = !firms.has(fk) || (ok >= 0 && !offices.has(ok)) ? `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}` : '';
     let firm = firms.get(fk);
     if (!firm) firms.set(fk, (firm = newGroup(strings[fk], source)));
-    record(firm, c, i);
+    const comparable = (role[slot] & ROLE.comparable) !== 0;
+    record(firm, c, i, comparable);
     if (ok < 0) {
       firmOnlyLines++;
       continue;
@@ -143,8 +162,15 @@ function brokerDocs(c: Collected, order: Int32Array): { firmDocs: Doc[]; officeD
       const [city, state, zip, ...street] = strings[c.lineAddress[i]].split('|');
       offices.set(ok, (office = { ...newGroup(strings[ok], source), firm: strings[fk], address: { city, state, zip, street: street.join('|') } }));
     }
-    record(office, c, i);
+    record(office, c, i, comparable);
   }
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    if (!(role[c.lineSlot[i]] & ROLE.prior)) continue;
+    for (const g of [firms.get(c.lineFirm[i]), c.lineOffice[i] < 0 ? undefined : offices.get(c.lineOffice[i])]) if (g) g.prior = (g.prior ?? 0) + c.linePaid[i];
+  }
+  // Growth needs the year before imported for some client of the group.
+  for (const g of [...firms.values(), ...offices.values()]) if (g.prior === null && g.comparable !== 0) g.prior = 0;
   const officesOf = new Map<string, OfficeGroup[]>();
   for (const o of offices.values()) (officesOf.get(o.firm) ?? officesOf.set(o.firm, []).get(o.firm))?.push(o);
 
@@ -166,6 +192,7 @@ function sponsorBrokersOf(c: Collected, order: Int32Array, start: Int32Array): B
       s ??= { officeIds: new Set(), byOffice: new Map(), byFirm: new Map() };
       for (let k = start[slot]; k < start[slot + 1]; k++) {
         const i = order[k];
+        if (c.lineKind[i] !== LINE.welfare) continue;
         const fk = strings[c.lineFirm[i]];
         s.byFirm.set(fk, (s.byFirm.get(fk) ?? 0) + c.linePaid[i]);
         if (c.lineOffice[i] < 0) continue;
@@ -181,11 +208,12 @@ function sponsorBrokersOf(c: Collected, order: Int32Array, start: Int32Array): B
 
 function firmDoc(g: Group, offices: OfficeGroup[], strings: readonly string[]): Doc {
   const { latest, growth } = figures(g);
-  const hq = [...offices].sort((a, b) => (figures(b).latest.paid - figures(a).latest.paid))[0];
+  const hq = [...offices].sort((a, b) => b.latest.paid - a.latest.paid)[0];
   return {
     id: stableId('firm', g.key), broker_name: displayName(g.names, strings), hq_city: hq ? titleCity(hq.address.city) : null, hq_state: hq?.address.state || null,
     hq_dma: hq ? dmaOf(hq.address.city, hq.address.state) : null, brokerage_class: brokerageClass(offices), total_clients: latest.clients.size,
-    total_offices: offices.length, total_commissions: latest.paid, total_premiums: latest.premiums, commission_growth: growth,
+    total_offices: offices.length, total_commissions: nonNegative(latest.paid), total_premiums: nonNegative(latest.premiums), commission_growth: growth,
+    lines_of_business: [...g.lines].sort().reverse(), broker_codes: [...g.codes].sort(),
     last_updated_at: dayStr(latest.received) || null, source_record: g.source,
   };
 }
@@ -197,7 +225,8 @@ function officeDoc(o: OfficeGroup, firmName: string, siblings: OfficeGroup[]): D
   return {
     id: stableId('office', o.key), office_name: `${firmName} - ${place}`, broker_id: stableId('firm', o.firm), city: titleCity(o.address.city),
     state: o.address.state || null, zip: o.address.zip || null, dma: dmaOf(o.address.city, o.address.state), client_count: latest.clients.size,
-    total_commissions: latest.paid, total_premiums: latest.premiums, broker_commission_growth_pct: growth, carriers: [...o.carriers],
+    total_commissions: nonNegative(latest.paid), total_premiums: nonNegative(latest.premiums), broker_commission_growth_pct: growth, carriers: [...o.carriers],
+    lines_of_business: [...o.lines].sort().reverse(), broker_codes: [...o.codes].sort(),
     employee_coverage: [...o.bands], industry_coverage: [...o.industries], last_updated_at: dayStr(latest.received) || null, source_record: o.source,
   };
 }

@@ -7,10 +7,11 @@
  */
 import type { Doc } from '../../mappings/types.ts';
 import { industryPath } from '../../mappings/industries.ts';
-import type { Collected } from './collect.ts';
-import { buildBrokers } from './build-brokers.ts';
+import { FLAG, type Collected } from './collect.ts';
+import { buildBrokers, industryOf } from './build-brokers.ts';
 import { companyDoc, companyIdOf as companyId, contactDocs, yearFacts } from './build-companies.ts';
-import { PeerFigures, signalsOf, type Peers, type YearFacts } from './signals.ts';
+import { STALE_PLAN_YEARS, indexPlans, type SponsorPlans } from './plans.ts';
+import { PeerFigures, signalsOf, type Peers } from './signals.ts';
 
 /** A resource's rows, produced on demand (once: brokers and offices are handed over); `done` is the share of sponsors gone through. */
 export interface BuiltRows {
@@ -25,63 +26,41 @@ export interface Built {
   'broker-offices': BuiltRows;
   companies: BuiltRows;
   personnel: BuiltRows;
-  counts: { sponsors: number; firmOnlyLines: number; orphanSchedules: number; brokers: number; offices: number };
+  counts: {
+    sponsors: number; firmOnlyLines: number; orphanSchedules: number; brokers: number; offices: number;
+    /** Plans whose latest filing came in a file older than `staleSince`, and sponsors with no other plan. */
+    stalePlans: number; staleSponsors: number; staleSince: number;
+  };
 }
 
-const growthOf = (now: YearFacts, prior: YearFacts | null) =>
-  prior?.participants && now.participants !== null ? ((now.participants - prior.participants) / prior.participants) * 100 : null;
-
-/** Kept slots in sponsor (EIN) order, slot order within a sponsor. */
-function bySponsorOrder(c: Collected): Int32Array {
-  const order = new Int32Array(c.n);
-  for (let i = 0; i < c.n; i++) order[i] = i;
-  if (c.n < 1 << 23) {
-    const keys = new Float64Array(c.n);
-    for (let i = 0; i < c.n; i++) keys[i] = c.ein[i] * (1 << 23) + i;
-    keys.sort();
-    for (let i = 0; i < c.n; i++) order[i] = keys[i] % (1 << 23);
-  } else order.sort((a, b) => c.ein[a] - c.ein[b] || a - b);
-  return order;
+/** Growth of line 5 participants of a plan over the same plan's year before, percent (null when either is unknown or 0 before). */
+function growthOf(c: Collected, slot: number, before: number): number | null {
+  if (slot < 0 || before < 0) return null;
+  const [now, then] = [c.participants[slot], c.participants[before]];
+  return Number.isNaN(now) || Number.isNaN(then) || then <= 0 ? null : ((now - then) / then) * 100;
 }
 
-interface Sponsor {
-  ein: number;
-  /** Slots of the latest plan year and of the year before. */
-  latest: number[];
-  prior: number[] | null;
-}
+/** Multiemployer and multiple-employer plans (unions' funds, PEOs, MEWAs) are not one employer's: they stay out of peer figures. */
+const employerPlan = (c: Collected, slots: readonly number[]) => slots.every((s) => !(c.flags[s] & (FLAG.multiemployer | FLAG.multipleEmployer)));
 
 /** Every resource's rows; `today` (YYYY-MM-DD) anchors the renewal window; `every1000` is called every 1,000 sponsors of the first pass. */
 export function buildAll(c: Collected, today: string, every1000: () => void = () => {}): Built {
-  const side = buildBrokers(c);
-  const order = bySponsorOrder(c);
-  function* sponsors(): Generator<Sponsor> {
-    for (let i = 0; i < order.length; ) {
-      const ein = c.ein[order[i]];
-      let j = i;
-      let year = 0;
-      for (; j < order.length && c.ein[order[j]] === ein; j++) year = Math.max(year, c.year[order[j]]);
-      const latest: number[] = [];
-      const prior: number[] = [];
-      for (let k = i; k < j; k++) {
-        const s = order[k];
-        if (c.year[s] === year) latest.push(s);
-        else if (c.year[s] === year - 1) prior.push(s);
-      }
-      yield { ein, latest, prior: prior.length ? prior : null };
-      i = j;
-    }
-  }
-  const factsOf = (s: Sponsor) => {
-    const now = yearFacts(c, s.latest, side.sponsorBrokers(s.latest));
-    const prior = s.prior ? yearFacts(c, s.prior, side.sponsorBrokers(s.prior)) : null;
-    return { now, prior, path: industryPath(c.strings.list[c.business[namingSlot(c, s.latest)]].slice(0, 4)) };
+  const plans = indexPlans(c);
+  const side = buildBrokers(c, plans.role);
+  const factsOf = (s: SponsorPlans) => {
+    const now = yearFacts(c, s.now, side.sponsorBrokers(s.now), s.ended > 0);
+    const priors = s.prior.filter((p) => p >= 0);
+    const prior = priors.length ? yearFacts(c, priors, side.sponsorBrokers(priors), false) : null;
+    const largest = now.largestSlot;
+    const growth = growthOf(c, largest, largest < 0 ? -1 : s.prior[s.now.indexOf(largest)]);
+    const newSponsor = s.years[0] === Math.min(...s.now.map((x) => c.year[x])) && s.now.every((x) => c.flags[x] & FLAG.initial) && s.now.length === s.prior.filter((p) => p < 0).length;
+    return { now, prior, growth, newSponsor, path: industryPath(industryOf(c.strings.list[c.business[namingSlot(c, s.now)]])) };
   };
   const figures = new PeerFigures();
   let sponsorCount = 0;
-  for (const s of sponsors()) {
-    const { now, prior, path } = factsOf(s);
-    figures.add(path, now.participants ? now.premiums / now.participants : null, growthOf(now, prior));
+  for (const s of plans.sponsors()) {
+    const { now, growth, path } = factsOf(s);
+    if (employerPlan(c, s.now)) figures.add(path, now.cost, growth);
     if (++sponsorCount % 1000 === 0) every1000();
   }
   const peers: (path: readonly string[]) => Peers = figures.thresholds();
@@ -90,18 +69,18 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
   let personnelDone = 0;
   function* companyRows(): Generator<Doc> {
     companiesDone = 0;
-    for (const s of sponsors()) {
-      const { now, prior, path } = factsOf(s);
-      const filings = s.latest.map((slot) => c.filing(slot, true));
-      const signals = signalsOf({ now, prior, growth: growthOf(now, prior), peers: peers(path), today });
+    for (const s of plans.sponsors()) {
+      const { now, prior, growth, newSponsor, path } = factsOf(s);
+      const filings = s.now.map((slot) => c.filing(slot, true));
+      const signals = signalsOf({ now, prior, growth, newSponsor, peers: peers(path), today });
       companiesDone++;
-      yield companyDoc(filings[0].ein, filings, now, prior, signals);
+      yield companyDoc(filings[0].ein, filings, now, growth, s.years, signals);
     }
   }
   function* personnelRows(): Generator<Doc> {
     personnelDone = 0;
-    for (const s of sponsors()) {
-      const filings = s.latest.map((slot) => c.filing(slot, true));
+    for (const s of plans.sponsors()) {
+      const filings = s.now.map((slot) => c.filing(slot, true));
       const ein = filings[0].ein;
       personnelDone++;
       yield* contactDocs(ein, companyId(ein), filings);
@@ -111,7 +90,10 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
   // Firm and office rows are handed over once (then only the load holds them).
   let firms: Doc[] = side.firms;
   let offices: Doc[] = side.offices;
-  const counts = { sponsors: sponsorCount, firmOnlyLines: side.counts.firmOnlyLines, orphanSchedules: c.counts.orphanSchedules, brokers: firms.length, offices: offices.length };
+  const counts = {
+    sponsors: sponsorCount, firmOnlyLines: side.counts.firmOnlyLines, orphanSchedules: c.counts.orphanSchedules, brokers: firms.length, offices: offices.length,
+    stalePlans: plans.stalePlans, staleSponsors: plans.staleSponsors, staleSince: plans.newestFileYear - STALE_PLAN_YEARS,
+  };
   side.firms = [];
   side.offices = [];
   const firmRows = (): Doc[] => {

@@ -12,7 +12,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dataset } from './datasets.ts';
-import { SCH_A_BENEFITS } from './datasets.ts';
+import { SCH_A_BENEFITS, SCH_A_PENSION, SCH_A_WELFARE_OTHER } from './datasets.ts';
 import type { Facts } from './read.ts';
 import { firmKey, officeKey, zip5 } from './resolve.ts';
 import { lateFiler } from './signals.ts';
@@ -20,25 +20,38 @@ import { lateFiler } from './signals.ts';
 export interface Filing {
   ack: string;
   dataset: Dataset;
+  /** The plan year: the year of FORM_PLAN_YEAR_BEGIN_DATE (the file's year when the date is blank). */
   year: number;
+  /** The year in the name of the file the filing came from (a year's file also holds late filings of earlier plan years). */
+  fileYear: number;
   ein: string;
   planNum: string;
   planName: string;
   sponsorName: string;
+  dbaName: string;
+  /** Line A: 1 multiemployer, 2 single-employer, 3 multiple-employer plan ('' when not filed). */
+  entityCode: string;
   street: string;
   city: string;
   state: string;
   zip: string;
   phone: string;
   businessCode: string;
+  /** Line 5: total participants at the beginning of the plan year. */
+  participants: number | null;
+  /** Active participants (at year end, else at the beginning); null for a final filing's 0. */
   active: number | null;
   pensionCodes: string;
   welfareCodes: string;
+  /** Line 9a, how the plan is funded. */
   funding: { insurance: boolean; trust: boolean; generalAssets: boolean };
+  /** Line 9b, how benefits are provided. */
+  arrangement: { insurance: boolean; trust: boolean; generalAssets: boolean };
   netAssets: number | null;
   received: string;
   planYearEnd: string;
   initial: boolean;
+  final: boolean;
   amended: boolean;
   extension: boolean;
   specialExtension: boolean;
@@ -68,15 +81,37 @@ const digits = (s: string) => s.replace(/\D/g, '');
 /** The date part of a date or timestamp ("2024-07-12T10:15:32-0500" → "2024-07-12"); '' when not a date. */
 export const dateOf = (s: string) => (/^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : '');
 
+/** A count or amount that cannot be negative: negative values are filing errors, read as unknown. */
+const count = (s: string): number | null => {
+  const n = amount(s);
+  return n !== null && n >= 0 ? n : null;
+};
+
+/**
+ * The sponsor's address: the location address (line 2a's street address) when it has a city,
+ * else the mailing address, each taken whole (a mailing address is often a PO box or "c/o" the
+ * administrator, in another city).
+ */
+function addressOf(f: Facts): Pick<Filing, 'street' | 'city' | 'state' | 'zip'> {
+  const loc = !!f.locCity?.trim();
+  return loc
+    ? { street: f.locAddress1 ?? '', city: f.locCity, state: (f.locState ?? '').toUpperCase(), zip: f.locZip ?? '' }
+    : { street: f.mailAddress1, city: f.mailCity, state: f.mailState.toUpperCase(), zip: f.mailZip };
+}
+
 export function filingOf(dataset: Dataset, year: number, f: Facts): Filing {
+  const begin = dateOf(f.planYearBegin ?? '');
+  const final = yes(f.final ?? '');
+  const active = count(f.activeEoy) ?? count(f.activeBoy);
   return {
-    ack: f.ack, dataset, year, ein: digits(f.ein), planNum: f.planNum, planName: f.planName, sponsorName: f.sponsorName,
-    street: f.mailAddress1, city: f.mailCity || f.locCity, state: (f.mailState || f.locState).toUpperCase(), zip: f.mailZip || f.locZip,
-    phone: f.phone, businessCode: f.businessCode, active: amount(f.activeEoy) ?? amount(f.activeBoy) ?? amount(f.participantsBoy),
+    ack: f.ack, dataset, year: begin ? Number(begin.slice(0, 4)) : year, fileYear: year, ein: digits(f.ein), planNum: f.planNum, planName: f.planName,
+    sponsorName: f.sponsorName, dbaName: f.dbaName ?? '', entityCode: f.entityCode ?? '', ...addressOf(f),
+    phone: f.phone, businessCode: f.businessCode, participants: count(f.participantsBoy), active: final && active === 0 ? null : active,
     pensionCodes: f.pensionCodes, welfareCodes: f.welfareCodes,
     funding: { insurance: yes(f.fundingInsurance), trust: yes(f.fundingTrust), generalAssets: yes(f.fundingGeneralAssets) },
+    arrangement: { insurance: yes(f.benefitInsurance ?? ''), trust: yes(f.benefitTrust ?? ''), generalAssets: yes(f.benefitGeneralAssets ?? '') },
     netAssets: amount(f.netAssetsEoy), received: dateOf(f.dateReceived), planYearEnd: dateOf(f.planYearEnd),
-    initial: yes(f.initial), amended: yes(f.amended), extension: yes(f.extAutomatic) || yes(f.ext5558), specialExtension: yes(f.extSpecial),
+    initial: yes(f.initial), final, amended: yes(f.amended), extension: yes(f.extAutomatic) || yes(f.ext5558), specialExtension: yes(f.extSpecial),
     adminName: yes(f.adminSameAsSponsor) ? '' : f.adminName, adminPhone: f.adminPhone,
     adminSigners: [f.adminSigned, f.adminManualSigned].filter(Boolean), sponsorSigners: [f.sponsorSigned, f.sponsorManualSigned].filter(Boolean),
   };
@@ -97,8 +132,20 @@ const BENEFIT_BIT = new Map(BENEFITS.map((b, i) => [b, 1 << i]));
 export const STOP_LOSS_BIT = BENEFIT_BIT.get('Stop-Loss') as number;
 export const benefitsOf = (mask: number): string[] => BENEFITS.filter((_, i) => mask & (1 << i));
 
-/** Filing flags. */
-export const FLAG = { short: 1, initial: 2, amended: 4, late: 8, welfare: 16, k401: 32, insurance: 64, trust: 128, generalAssets: 256 } as const;
+/** Filing flags (9a funding: insurance, trust, generalAssets; 9b arrangement: the `benefit*` ones). */
+export const FLAG = {
+  short: 1, initial: 2, amended: 4, late: 8, welfare: 16, k401: 32, insurance: 64, trust: 128, generalAssets: 256, pension: 512, final: 1024,
+  multiemployer: 2048, multipleEmployer: 4096, benefitInsurance: 8192, benefitTrust: 16384, benefitGeneralAssets: 32768,
+  welfareContract: 65536, pensionContract: 131072,
+} as const;
+/** Flags a later filing of a plan year keeps from the one it replaces: an amendment of a late filing is late, of an initial filing initial. */
+const STICKY = FLAG.late | FLAG.initial;
+
+/** Medical benefit bits (Schedule A health, HMO, PPO, indemnity indicators and welfare code 4A). */
+const MEDICAL_BIT = BENEFIT_BIT.get('Medical') as number;
+
+/** Schedule A line of business of a contract: Part III (welfare) or Part II (pension). */
+export const LINE = { welfare: 1, retirement: 2 } as const;
 
 /** A date as YYYYMMDD (0 for none), which orders as the date string does. */
 const dayNum = (d: string) => (d ? Number(d.slice(0, 4) + d.slice(5, 7) + d.slice(8, 10)) : 0);
@@ -216,15 +263,17 @@ const grown = <T extends Column>(a: T, n: number): T => {
 };
 
 /** What a built filing holds besides its columns: the text spilled to disk. */
-type FilingText = [ack: string, sponsorName: string, planName: string, city: string, state: string, zip: string, phone: string, adminName: string, adminPhone: string, adminSigners: string[], sponsorSigners: string[], planNum: string];
+type FilingText = [ack: string, sponsorName: string, planName: string, city: string, state: string, zip: string, phone: string, adminName: string, adminPhone: string, adminSigners: string[], sponsorSigners: string[], planNum: string, dbaName: string, street: string];
 
 /**
  * A kept filing, rebuilt from the columns (and the spilled text when asked). The characteristic
  * codes, the plan year's end and the extension indicators are not kept: what the outputs need
  * of them is (`welfare`, `k401`, `late`).
  */
-export interface KeptFiling extends Omit<Filing, 'pensionCodes' | 'welfareCodes' | 'planYearEnd' | 'extension' | 'specialExtension' | 'street'> {
+export interface KeptFiling extends Omit<Filing, 'pensionCodes' | 'welfareCodes' | 'planYearEnd' | 'extension' | 'specialExtension' | 'arrangement'> {
   slot: number;
+  /** The DOL file the filing was read from (its name). */
+  file: string;
   /** A welfare plan (welfare characteristic codes filed). */
   welfare: boolean;
   /** Pension code 2J (a 401(k) feature). */
@@ -233,11 +282,15 @@ export interface KeptFiling extends Omit<Filing, 'pensionCodes' | 'welfareCodes'
 }
 
 export interface Counts {
-  filings: number; dfe: number; superseded: number; noEin: number; contracts: number; lines: number; unnamedLines: number; orphanSchedules: number;
+  filings: number; dfe: number; superseded: number; noEin: number; contracts: number; pensionContracts: number; lines: number; unnamedLines: number;
+  orphanSchedules: number; duplicateScheduleRows: number;
 }
 
-const SLOT_COLUMNS = ['year', 'ein', 'received', 'flags', 'codeBenefits', 'contractBenefits', 'business', 'active', 'netAssets', 'premium', 'commissions', 'maxPersons', 'renewal', 'textPos', 'textLen'] as const;
-const LINE_COLUMNS = ['lineSlot', 'lineFirm', 'lineOffice', 'lineName', 'lineAddress', 'linePaid', 'linePremium', 'lineCarrier'] as const;
+const SLOT_COLUMNS = [
+  'year', 'fileYear', 'file', 'ein', 'plan', 'received', 'flags', 'codeBenefits', 'contractBenefits', 'business', 'participants', 'active', 'netAssets',
+  'premium', 'commissions', 'maxPersons', 'renewal', 'renewalRank', 'medicalNaic', 'medicalCarrier', 'textPos', 'textLen',
+] as const;
+const LINE_COLUMNS = ['lineSlot', 'lineFirm', 'lineOffice', 'lineName', 'lineAddress', 'linePaid', 'linePremium', 'lineCarrier', 'lineKind', 'lineCode'] as const;
 
 /**
  * The collected state. Filings occupy slots in the order their plan is first seen (a later
@@ -246,21 +299,38 @@ const LINE_COLUMNS = ['lineSlot', 'lineFirm', 'lineOffice', 'lineName', 'lineAdd
 export class Collected {
   /** Kept filings (slots). */
   n = 0;
+  /** Plan year, and the year of the file the filing came in. */
   year = new Int32Array(1024);
+  fileYear = new Int32Array(1024);
+  /** The file's name (string id). */
+  file = new Int32Array(1024);
   ein = new Int32Array(1024);
+  /** Plan number (string id). */
+  plan = new Int32Array(1024);
   received = new Int32Array(1024);
   flags = new Int32Array(1024);
   /** Benefit bits from the welfare codes, and from Schedule A. */
   codeBenefits = new Int32Array(1024);
   contractBenefits = new Int32Array(1024);
   business = new Int32Array(1024);
+  /** Line 5 participants at the beginning of the year, and active participants (NaN: unknown). */
+  participants = new Float64Array(1024);
   active = new Float64Array(1024);
   netAssets = new Float64Array(1024);
+  /** Premiums and broker commissions and fees of the filing's welfare contracts. */
   premium = new Float64Array(1024);
   commissions = new Float64Array(1024);
-  /** Persons covered by the filing's biggest contract (-1: no contract) and that contract's policy start (string id). */
+  /** Persons covered by the filing's biggest welfare contract (-1: none). */
   maxPersons = new Float64Array(1024);
+  /**
+   * The renewal contract: the medical contract with the largest premium, else the welfare
+   * contract with the largest premium. Its policy start (string id, -1: none), its rank
+   * (medical first, then premium), and for a medical one its carrier's NAIC code and name.
+   */
   renewal = new Int32Array(1024);
+  renewalRank = new Float64Array(1024);
+  medicalNaic = new Int32Array(1024);
+  medicalCarrier = new Int32Array(1024);
   textPos = new Float64Array(1024);
   textLen = new Int32Array(1024);
   /** Carriers (non-empty names) of contracts: slot and string id, in file order. */
@@ -270,9 +340,13 @@ export class Collected {
   private carrierIndex: { order: Int32Array; start: Int32Array } | null = null;
   /** Interned strings: business codes, dates, carriers, firm and office keys, broker names, addresses. */
   readonly strings = new Interner();
-  counts: Counts = { filings: 0, dfe: 0, superseded: 0, noEin: 0, contracts: 0, lines: 0, unnamedLines: 0, orphanSchedules: 0 };
+  counts: Counts = { filings: 0, dfe: 0, superseded: 0, noEin: 0, contracts: 0, pensionContracts: 0, lines: 0, unnamedLines: 0, orphanSchedules: 0, duplicateScheduleRows: 0 };
 
-  /** Part I lines: slot, firm key, office key (-1: none), name as filed, address (city|state|zip5|street), paid, contract premium and carrier. */
+  /**
+   * Part I lines: slot, firm key, office key (-1: none), name as filed, address
+   * (city|state|zip5|street), paid, contract premium and carrier, line of business (LINE) and
+   * INS_BROKER_CODE (-1: none).
+   */
   nLines = 0;
   lineSlot = new Int32Array(1024);
   lineFirm = new Int32Array(1024);
@@ -282,6 +356,11 @@ export class Collected {
   linePaid = new Float64Array(1024);
   linePremium = new Float64Array(1024);
   lineCarrier = new Int32Array(1024);
+  lineKind = new Int32Array(1024);
+  lineCode = new Int32Array(1024);
+  /** Part I rows seen (slot, FORM_ID, ROW_ORDER), to read each once. */
+  private seenLines: NumTable | null = new NumTable();
+  private oddSeenLines = new Set<string>();
 
   /** Slot by plan key (EIN, plan number, year); plan numbers that are not 1-3 digits by string. */
   private plans: NumTable | null = new NumTable();
@@ -297,6 +376,7 @@ export class Collected {
   private nContracts = 0;
   private contractPremium = new Float64Array(1024);
   private contractCarrier = new Int32Array(1024);
+  private contractKind = new Int32Array(1024);
   private orphans = new Set<string>();
   private fd: number;
   private spillPos = 0;
@@ -355,29 +435,44 @@ export class Collected {
     return f.ack > this.ackAt(slot);
   }
 
-  private put(slot: number, f: Filing): void {
-    let flags = (f.dataset === 'F_5500_SF' ? FLAG.short : 0) | (f.initial ? FLAG.initial : 0) | (f.amended ? FLAG.amended : 0) | (lateFiler(f) ? FLAG.late : 0);
+  private put(slot: number, f: Filing, file: string): void {
+    const kept = this.textLen[slot] > 0 ? this.flags[slot] & STICKY : 0;
+    let flags = kept | (f.dataset === 'F_5500_SF' ? FLAG.short : 0) | (f.initial ? FLAG.initial : 0) | (f.amended ? FLAG.amended : 0) | (lateFiler(f) ? FLAG.late : 0);
     if (f.welfareCodes) flags |= FLAG.welfare;
+    if (f.pensionCodes) flags |= FLAG.pension;
     if (codesOf(f.pensionCodes).includes(CODE_401K)) flags |= FLAG.k401;
+    if (f.final) flags |= FLAG.final;
+    if (f.entityCode === '1') flags |= FLAG.multiemployer;
+    if (f.entityCode === '3') flags |= FLAG.multipleEmployer;
     if (f.funding.insurance) flags |= FLAG.insurance;
     if (f.funding.trust) flags |= FLAG.trust;
     if (f.funding.generalAssets) flags |= FLAG.generalAssets;
+    if (f.arrangement.insurance) flags |= FLAG.benefitInsurance;
+    if (f.arrangement.trust) flags |= FLAG.benefitTrust;
+    if (f.arrangement.generalAssets) flags |= FLAG.benefitGeneralAssets;
     let codes = 0;
     for (const code of codesOf(f.welfareCodes)) if (WELFARE_CODES[code]) codes |= BENEFIT_BIT.get(WELFARE_CODES[code]) as number;
-    const [pos, len] = this.spill([f.ack, f.sponsorName, f.planName, f.city, f.state, f.zip, f.phone, f.adminName, f.adminPhone, f.adminSigners, f.sponsorSigners, f.planNum]);
+    const [pos, len] = this.spill([f.ack, f.sponsorName, f.planName, f.city, f.state, f.zip, f.phone, f.adminName, f.adminPhone, f.adminSigners, f.sponsorSigners, f.planNum, f.dbaName, f.street]);
     this.year[slot] = f.year;
+    this.fileYear[slot] = f.fileYear;
+    this.file[slot] = this.strings.id(file.split(/[\\/!]/).pop() ?? file);
     this.ein[slot] = Number(f.ein);
+    this.plan[slot] = this.strings.id(f.planNum);
     this.received[slot] = dayNum(f.received);
     this.flags[slot] = flags;
     this.codeBenefits[slot] = codes;
     this.contractBenefits[slot] = 0;
     this.business[slot] = this.strings.id(f.businessCode);
+    this.participants[slot] = f.participants ?? NaN;
     this.active[slot] = f.active ?? NaN;
     this.netAssets[slot] = f.netAssets ?? NaN;
     this.premium[slot] = 0;
     this.commissions[slot] = 0;
     this.maxPersons[slot] = -1;
     this.renewal[slot] = -1;
+    this.renewalRank[slot] = -1;
+    this.medicalNaic[slot] = -1;
+    this.medicalCarrier[slot] = -1;
     this.textPos[slot] = pos;
     this.textLen[slot] = len;
     this.indexAck(f.ack, slot);
@@ -401,8 +496,12 @@ export class Collected {
     this.ackOf[slot] = 0;
   }
 
-  /** Adds one F_5500 or F_5500_SF row: DFE filings are counted and skipped; the later filing of a plan wins. */
-  addFiling(dataset: Dataset, year: number, facts: Facts): void {
+  /**
+   * Adds one F_5500 or F_5500_SF row (from `file`): DFE filings are counted and skipped; of a
+   * plan's filings for one plan year the later wins (an amendment keeps the original's late and
+   * initial marks).
+   */
+  addFiling(dataset: Dataset, year: number, facts: Facts, file = ''): void {
     this.counts.filings++;
     // A direct filing entity (line A(4): entity code 4, its kind M, C, P, E or G in the DFE code)
     // is an investment vehicle, not an employer: either mark skips it.
@@ -417,21 +516,26 @@ export class Collected {
     }
     if (!this.plans || !this.oddPlans) throw new Error('a filing after the schedules: filings must be read first');
     const numeric = /^\d{1,3}$/.test(f.planNum);
-    const key = numeric ? (Number(f.ein) * 1000 + Number(f.planNum)) * 64 + (year % 64) : 0;
-    const odd = numeric ? '' : `${f.ein}|${f.planNum}|${year}`;
+    const key = numeric ? (Number(f.ein) * 1000 + Number(f.planNum)) * 256 + (f.year % 256) : 0;
+    const odd = numeric ? '' : `${f.ein}|${f.planNum}|${f.year}`;
     const had = numeric ? this.plans.get(key) : this.oddPlans.get(odd);
     if (had === undefined) {
       this.grow();
       const slot = this.n++;
       if (numeric) this.plans.set(key, slot);
       else this.oddPlans.set(odd, slot);
-      this.put(slot, f);
+      this.textLen[slot] = 0;
+      this.put(slot, f, file);
       return;
     }
     this.counts.superseded++;
-    if (!this.newerThanSlot(had, f)) return;
+    if (!this.newerThanSlot(had, f)) {
+      if (lateFiler(f)) this.flags[had] |= FLAG.late;
+      if (f.initial) this.flags[had] |= FLAG.initial;
+      return;
+    }
     this.unindexAck(had);
-    this.put(had, f);
+    this.put(had, f, file);
   }
 
   /** The slot of a kept filing by ACK_ID; schedules of other filings are counted as orphans. */
@@ -447,38 +551,85 @@ export class Collected {
     return slot;
   }
 
-  /** The contract of a slot and FORM_ID, as an index. */
+  /** The contract of a slot and FORM_ID, as an index (`add`: a new one; undefined when it exists). */
   private contractIndex(slot: number, formId: string, add: boolean): number | undefined {
     const numeric = /^\d{1,6}$/.test(formId);
     const key = numeric ? slot * 1e6 + Number(formId) : `${slot}|${formId}`;
-    let i = numeric ? this.contractOf.get(key as number) : this.oddContracts.get(key as string);
-    if (i === undefined && add) {
-      i = this.nContracts++;
-      this.contractPremium = grown(this.contractPremium, i);
-      this.contractCarrier = grown(this.contractCarrier, i);
-      if (numeric) this.contractOf.set(key as number, i);
-      else this.oddContracts.set(key as string, i);
-    }
-    return i;
+    const i = numeric ? this.contractOf.get(key as number) : this.oddContracts.get(key as string);
+    if (!add) return i;
+    if (i !== undefined) return undefined;
+    const n = this.nContracts++;
+    this.contractPremium = grown(this.contractPremium, n);
+    this.contractCarrier = grown(this.contractCarrier, n);
+    this.contractKind = grown(this.contractKind, n);
+    if (numeric) this.contractOf.set(key as number, n);
+    else this.oddContracts.set(key as string, n);
+    return n;
   }
 
-  /** Adds one Schedule A row to its filing. */
+  /**
+   * A Schedule A contract's line of business: welfare (Part III: a WLFR_ indicator or amount) or
+   * pension (Part II: a PENSION_ amount or an allocated or unallocated contract box). When it
+   * shows both or neither, the filing's characteristic codes decide (pension codes alone:
+   * pension); else welfare.
+   */
+  private kindOf(slot: number, f: Facts, premium: number): number {
+    let welfare = premium > 0 || SCH_A_BENEFITS.some(([col]) => yes(f[col] ?? ''));
+    for (const col of SCH_A_WELFARE_OTHER) if (!welfare && (yes(f[col] ?? '') || (amount(f[col] ?? '') ?? 0) > 0)) welfare = true;
+    if (!welfare && (amount(f.acquisitionCost ?? '') ?? 0) > 0) welfare = true;
+    const pension = SCH_A_PENSION.some((col) => yes(f[col] ?? '') || (amount(f[col] ?? '') ?? 0) !== 0);
+    if (welfare !== pension) return welfare ? LINE.welfare : LINE.retirement;
+    return this.planKind(slot);
+  }
+
+  /** A filing's line of business by its characteristic codes (pension codes alone: retirement). */
+  private planKind(slot: number): number {
+    const flags = this.flags[slot];
+    return flags & FLAG.pension && !(flags & FLAG.welfare) ? LINE.retirement : LINE.welfare;
+  }
+
+  /**
+   * Adds one Schedule A row to its filing (a second row of one filing and FORM_ID is counted and
+   * skipped). Only welfare contracts add premiums, commissions, carriers, benefits and the
+   * renewal: a pension plan's annuity contract is not the sponsor's health and welfare picture.
+   */
   addContract(f: Facts): void {
     this.counts.contracts++;
     const slot = this.slotOf(f.ack);
     if (slot === undefined) return;
-    const persons = amount(f.personsCovered) ?? 0;
+    const k = this.contractIndex(slot, f.formId, true);
+    if (k === undefined) {
+      this.counts.duplicateScheduleRows++;
+      return;
+    }
     const premium = contractPremium(f);
+    const kind = this.kindOf(slot, f, premium);
     const carrier = this.strings.id(f.carrierName);
+    this.contractPremium[k] = premium;
+    this.contractCarrier[k] = carrier;
+    this.contractKind[k] = kind;
+    if (kind === LINE.retirement) {
+      this.counts.pensionContracts++;
+      this.flags[slot] |= FLAG.pensionContract;
+      return;
+    }
+    this.flags[slot] |= FLAG.welfareContract;
+    const persons = count(f.personsCovered) ?? 0;
     this.premium[slot] += premium;
     this.commissions[slot] += (amount(f.commissions) ?? 0) + (amount(f.fees) ?? 0);
-    if (persons > this.maxPersons[slot]) {
-      this.maxPersons[slot] = persons;
-      this.renewal[slot] = this.strings.id(dateOf(f.policyFrom));
-    }
+    if (persons > this.maxPersons[slot]) this.maxPersons[slot] = persons;
     let bits = 0;
     for (const [col, b] of SCH_A_BENEFITS) if (yes(f[col] ?? '')) bits |= BENEFIT_BIT.get(b) as number;
     this.contractBenefits[slot] |= bits;
+    // Medical first, then the larger premium, then more persons covered.
+    const medical = (bits & MEDICAL_BIT) !== 0 && !(bits & STOP_LOSS_BIT);
+    const rank = (medical ? 2 ** 50 : 0) + premium * 1024 + Math.min(persons, 1023);
+    if (rank > this.renewalRank[slot]) {
+      this.renewalRank[slot] = rank;
+      this.renewal[slot] = this.strings.id(dateOf(f.policyFrom));
+      this.medicalNaic[slot] = medical && f.carrierNaic ? this.strings.id(f.carrierNaic.replace(/\D/g, '')) : -1;
+      this.medicalCarrier[slot] = medical && f.carrierName ? carrier : -1;
+    }
     if (f.carrierName) {
       const i = this.nCarriers++;
       this.carrierSlot = grown(this.carrierSlot, i);
@@ -486,12 +637,24 @@ export class Collected {
       this.carrierSlot[i] = slot;
       this.carrierName[i] = carrier;
     }
-    const k = this.contractIndex(slot, f.formId, true) as number;
-    this.contractPremium[k] = premium;
-    this.contractCarrier[k] = carrier;
   }
 
-  /** Adds one Part I row: its firm and office keys, for a kept filing. */
+  /** True the first time a Part I row (slot, FORM_ID, ROW_ORDER) is seen. */
+  private firstSight(slot: number, formId: string, rowOrder: string): boolean {
+    if (!this.seenLines) return true;
+    if (/^\d{1,3}$/.test(formId) && /^\d{1,3}$/.test(rowOrder)) {
+      const key = slot * 1e6 + Number(formId) * 1000 + Number(rowOrder);
+      if (this.seenLines.get(key) !== undefined) return false;
+      this.seenLines.set(key, 1);
+      return true;
+    }
+    const key = `${slot}|${formId}|${rowOrder}`;
+    if (this.oddSeenLines.has(key)) return false;
+    this.oddSeenLines.add(key);
+    return true;
+  }
+
+  /** Adds one Part I row: its firm and office keys, line of business and broker code, for a kept filing. */
   addBrokerLine(f: Facts): void {
     this.counts.lines++;
     if (!f.name) {
@@ -500,6 +663,10 @@ export class Collected {
     }
     const slot = this.slotOf(f.ack);
     if (slot === undefined) return;
+    if (f.rowOrder && !this.firstSight(slot, f.formId, f.rowOrder)) {
+      this.counts.duplicateScheduleRows++;
+      return;
+    }
     const fk = firmKey(f.name);
     if (!fk) return;
     const foreign = !f.address1 && !!f.foreignAddress1;
@@ -520,6 +687,8 @@ export class Collected {
     this.linePaid[i] = (amount(f.commissions) ?? 0) + (amount(f.fees) ?? 0);
     this.linePremium[i] = contract === undefined ? 0 : this.contractPremium[contract];
     this.lineCarrier[i] = contract === undefined ? -1 : this.contractCarrier[contract];
+    this.lineKind[i] = contract === undefined ? this.planKind(slot) : this.contractKind[contract];
+    this.lineCode[i] = /^\d$/.test(f.code ?? '') ? Number(f.code) : -1;
   }
 
   /**
@@ -536,6 +705,9 @@ export class Collected {
     this.oddContracts.clear();
     this.contractPremium = new Float64Array(0);
     this.contractCarrier = new Int32Array(0);
+    this.contractKind = new Int32Array(0);
+    this.seenLines = null;
+    this.oddSeenLines.clear();
     this.orphans.clear();
     this.flush();
   }
@@ -563,14 +735,16 @@ export class Collected {
 
   /** A kept filing as a Filing; names and addresses (read back from disk) only when `text`. */
   filing(slot: number, withText: boolean): KeptFiling {
-    const t: FilingText = withText ? this.text(slot) : ['', '', '', '', '', '', '', '', '', [], [], ''];
+    const t: FilingText = withText ? this.text(slot) : ['', '', '', '', '', '', '', '', '', [], [], '', '', ''];
     const flags = this.flags[slot];
     const active = this.active[slot];
     const net = this.netAssets[slot];
     return {
-      slot, ack: t[0], dataset: flags & FLAG.short ? 'F_5500_SF' : 'F_5500', year: this.year[slot], ein: String(this.ein[slot]).padStart(9, '0'),
-      planNum: t[11], planName: t[2], sponsorName: t[1], city: t[3], state: t[4], zip: t[5], phone: t[6],
-      businessCode: this.strings.list[this.business[slot]], active: Number.isNaN(active) ? null : active,
+      slot, ack: t[0], dataset: flags & FLAG.short ? 'F_5500_SF' : 'F_5500', year: this.year[slot], fileYear: this.fileYear[slot], file: this.strings.list[this.file[slot]],
+      ein: String(this.ein[slot]).padStart(9, '0'), planNum: t[11], planName: t[2], sponsorName: t[1], dbaName: t[12] ?? '', street: t[13] ?? '',
+      entityCode: flags & FLAG.multiemployer ? '1' : flags & FLAG.multipleEmployer ? '3' : '2', city: t[3], state: t[4], zip: t[5], phone: t[6],
+      businessCode: this.strings.list[this.business[slot]], participants: Number.isNaN(this.participants[slot]) ? null : this.participants[slot],
+      active: Number.isNaN(active) ? null : active, final: (flags & FLAG.final) !== 0,
       welfare: (flags & FLAG.welfare) !== 0, k401: (flags & FLAG.k401) !== 0,
       funding: { insurance: (flags & FLAG.insurance) !== 0, trust: (flags & FLAG.trust) !== 0, generalAssets: (flags & FLAG.generalAssets) !== 0 },
       netAssets: Number.isNaN(net) ? null : net, received: dayStr(this.received[slot]), initial: (flags & FLAG.initial) !== 0,
@@ -585,9 +759,9 @@ export function emptyCollected(): Collected {
 }
 
 /** Routes a row to its collector by dataset. */
-export const ADD: Record<Dataset, (c: Collected, dataset: Dataset, year: number, f: Facts) => void> = {
-  F_5500: (c, d, y, f) => c.addFiling(d, y, f),
-  F_5500_SF: (c, d, y, f) => c.addFiling(d, y, f),
+export const ADD: Record<Dataset, (c: Collected, dataset: Dataset, year: number, f: Facts, file?: string) => void> = {
+  F_5500: (c, d, y, f, file) => c.addFiling(d, y, f, file),
+  F_5500_SF: (c, d, y, f, file) => c.addFiling(d, y, f, file),
   F_SCH_A: (c, _d, _y, f) => c.addContract(f),
   F_SCH_A_PART1: (c, _d, _y, f) => c.addBrokerLine(f),
 };

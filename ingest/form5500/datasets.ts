@@ -28,6 +28,7 @@ export const FILING_COLUMNS = {
   entityCode: ['TYPE_PLAN_ENTITY_CD', 'SF_PLAN_ENTITY_CD'],
   dfeCode: ['TYPE_DFE_PLAN_ENTITY_CD', ''],
   initial: ['INITIAL_FILING_IND', 'SF_INITIAL_FILING_IND'],
+  final: ['FINAL_FILING_IND', 'SF_FINAL_FILING_IND'],
   amended: ['AMENDED_IND', 'SF_AMENDED_IND'],
   ext5558: ['F5558_APPLICATION_FILED_IND', 'SF_5558_APPLICATION_FILED_IND'],
   extAutomatic: ['EXT_AUTOMATIC_IND', 'SF_EXT_AUTOMATIC_IND'],
@@ -35,10 +36,12 @@ export const FILING_COLUMNS = {
   planName: ['PLAN_NAME', 'SF_PLAN_NAME'],
   planNum: ['SPONS_DFE_PN', 'SF_PLAN_NUM'],
   sponsorName: ['SPONSOR_DFE_NAME', 'SF_SPONSOR_NAME'],
+  dbaName: ['SPONS_DFE_DBA_NAME', 'SF_SPONSOR_DFE_DBA_NAME'],
   mailAddress1: ['SPONS_DFE_MAIL_US_ADDRESS1', 'SF_SPONS_US_ADDRESS1'],
   mailCity: ['SPONS_DFE_MAIL_US_CITY', 'SF_SPONS_US_CITY'],
   mailState: ['SPONS_DFE_MAIL_US_STATE', 'SF_SPONS_US_STATE'],
   mailZip: ['SPONS_DFE_MAIL_US_ZIP', 'SF_SPONS_US_ZIP'],
+  locAddress1: ['SPONS_DFE_LOC_US_ADDRESS1', 'SF_SPONS_LOC_US_ADDRESS1'],
   locCity: ['SPONS_DFE_LOC_US_CITY', 'SF_SPONS_LOC_US_CITY'],
   locState: ['SPONS_DFE_LOC_US_STATE', 'SF_SPONS_LOC_US_STATE'],
   locZip: ['SPONS_DFE_LOC_US_ZIP', 'SF_SPONS_LOC_US_ZIP'],
@@ -60,6 +63,10 @@ export const FILING_COLUMNS = {
   fundingInsurance: ['FUNDING_INSURANCE_IND', ''],
   fundingTrust: ['FUNDING_TRUST_IND', ''],
   fundingGeneralAssets: ['FUNDING_GEN_ASSET_IND', ''],
+  /** Line 9b, the plan's benefit arrangement (how benefits are provided, where 9a is how they are funded). */
+  benefitInsurance: ['BENEFIT_INSURANCE_IND', ''],
+  benefitTrust: ['BENEFIT_TRUST_IND', ''],
+  benefitGeneralAssets: ['BENEFIT_GEN_ASSET_IND', ''],
   netAssetsEoy: ['', 'SF_NET_ASSETS_EOY_AMT'],
   dateReceived: ['DATE_RECEIVED', 'DATE_RECEIVED'],
 } as const satisfies Record<string, readonly [full: string, short: string]>;
@@ -73,6 +80,21 @@ export const SCH_A_BENEFITS: readonly (readonly [column: string, benefit: string
   ['WLFR_BNFT_TEMP_DISAB_IND', 'Short-Term Disability'], ['WLFR_BNFT_LONG_TERM_DISAB_IND', 'Long-Term Disability'],
   ['WLFR_BNFT_DRUG_IND', 'Prescription Drug'], ['WLFR_BNFT_STOP_LOSS_IND', 'Stop-Loss'],
 ];
+
+/**
+ * Schedule A Part II columns (insurance contracts of pension plans: allocated contracts such as
+ * individual or group annuities, unallocated ones such as deposit administration and guaranteed
+ * investment contracts): any of them filled marks a pension contract.
+ */
+export const SCH_A_PENSION: readonly string[] = [
+  'PENSION_EOY_GEN_ACCT_AMT', 'PENSION_EOY_SEP_ACCT_AMT', 'PENSION_PREM_PAID_TOT_AMT', 'PENSION_CONTRACT_COST_AMT',
+  'ALLOC_CONTRACTS_INDIV_IND', 'ALLOC_CONTRACTS_GROUP_IND', 'ALLOC_CONTRACTS_OTHER_IND',
+  'UNALLOC_CONTRACTS_DEP_ADM_IND', 'UNAL_CONTRACTS_GUAR_INVEST_IND', 'UNALLOC_CONTRACTS_OTHER_IND',
+  'PENSION_END_PREV_BAL_AMT', 'PENSION_EOY_BAL_AMT',
+];
+
+/** Schedule A Part III columns that mark a welfare contract besides the benefit indicators and premium lines. */
+export const SCH_A_WELFARE_OTHER: readonly string[] = ['WLFR_BNFT_UNEMP_IND', 'WLFR_BNFT_OTHER_IND', 'WLFR_CLAIMS_PAID_AMT'];
 
 /** Facts of a Schedule A contract row. */
 export const SCH_A_COLUMNS = {
@@ -94,7 +116,7 @@ export const SCH_A_COLUMNS = {
   chargesPaid: 'WLFR_TOT_CHARGES_PAID_AMT',
   /** Line 10b, non-experience-rated contracts: the carrier's acquisition costs (commissions and fees it paid). */
   acquisitionCost: 'WLFR_ACQUIS_COST_AMT',
-  pensionPremium: 'PENSION_PREM_PAID_TOT_AMT',
+  ...Object.fromEntries([...SCH_A_PENSION, ...SCH_A_WELFARE_OTHER].map((c) => [c, c])),
   ...Object.fromEntries(SCH_A_BENEFITS.map(([c]) => [c, c])),
 } as Record<string, string>;
 
@@ -115,6 +137,7 @@ export const PART1_COLUMNS = {
   fees: 'INS_BROKER_FEES_PD_AMT',
   feesText: 'INS_BROKER_FEES_PD_TEXT',
   code: 'INS_BROKER_CODE',
+  rowOrder: 'ROW_ORDER',
 } as const;
 
 /** The source column of each fact of a dataset ('' when the dataset has none). */

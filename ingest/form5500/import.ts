@@ -72,7 +72,7 @@ async function readAll(files: DatasetFile[], c: Collected, onDamaged: (d: Damage
     const add = ADD[file.dataset];
     for await (const batch of readDataset(file, (d) => (damaged++, onDamaged(d)))) {
       keepMemoryFlat();
-      for (const r of batch) add(c, file.dataset, file.year, r.facts);
+      for (const r of batch) add(c, file.dataset, file.year, r.facts, file.label);
       rows += batch.length;
     }
     const ms = Date.now() - started;
@@ -125,7 +125,12 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
     const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10), keepMemoryFlat);
     const buildMs = Date.now() - buildStart;
     const n = (x: number) => x.toLocaleString('en-US');
-    log(`resolved ${n(c.n)} plans of ${n(built.counts.sponsors)} sponsors (${c.counts.superseded} superseded by a later filing, ${c.counts.dfe} DFE filings skipped): ${n(built.counts.brokers)} brokers, ${n(built.counts.offices)} broker-offices, ${n(built.counts.sponsors)} companies; contacts as they load`);
+    log(
+      `resolved ${n(c.n)} plan years of ${n(built.counts.sponsors)} sponsors (${n(c.counts.superseded)} superseded by a later filing, ${n(c.counts.dfe)} DFE filings skipped, ` +
+        `${n(built.counts.stalePlans)} plans not filed since ${built.counts.staleSince} left out${built.counts.staleSponsors ? `, with ${n(built.counts.staleSponsors)} sponsors that have nothing newer` : ''}, ` +
+        `${n(c.counts.pensionContracts)} pension contracts apart from welfare${c.counts.duplicateScheduleRows ? `, ${n(c.counts.duplicateScheduleRows)} schedule rows read twice counted once` : ''}): ` +
+        `${n(built.counts.brokers)} brokers, ${n(built.counts.offices)} broker-offices, ${n(built.counts.sponsors)} companies; contacts as they load`,
+    );
     const loads = await withClient(config, flags, async (es) => {
       const out: (LoadSummary & { report: string | null })[] = [];
       for (const name of ENTITY_NAMES) out.push(await loadOne(config, es, flags, name, built[name], prefix));

@@ -5,22 +5,34 @@
  */
 import type { Filing } from './collect.ts';
 
-/** A sponsor's facts in one plan year (build-companies.ts `yearFacts`). */
+/** A sponsor's facts from its plans' latest filings, or the same plans' year before (build-companies.ts `yearFacts`). */
 export interface YearFacts {
+  /** The slot of the largest plan (-1: none has a count). */
+  largestSlot: number;
+  /** Line 5 participants of the largest plan. */
   participants: number | null;
   employees: number | null;
+  /** Welfare premiums, and broker commissions and fees on welfare contracts. */
   premiums: number;
   commissions: number;
-  /** Normalized carrier name → name as filed. */
+  /** Welfare premium per welfare participant (else per person covered); null without welfare premium. */
+  cost: number | null;
+  /** Normalized carrier name → name as filed (welfare contracts). */
   carriers: Map<string, string>;
+  /** The medical carrier of the renewal contract: `naic:<code>`, else `name:<normalized name>`. */
+  medicalCarrier: string | null;
   benefits: string[];
   funding: string | null;
+  fundingByBenefit: string[];
   renewalFrom: string | null;
   primaryFirm: string | null;
   primaryOffice: string | null;
   officeIds: string[];
+  /** Every plan's latest filing is its first. */
   initial: boolean;
   late: boolean;
+  /** A current plan filed its final return. */
+  ended: boolean;
 }
 
 /** Thresholds of the peer signals in the sponsor's industry subsector (else its sector). */
@@ -34,7 +46,10 @@ export interface Peers {
 export interface SignalInput {
   now: YearFacts;
   prior: YearFacts | null;
+  /** The largest plan's participant growth over the same plan's year before. */
   growth: number | null;
+  /** A sponsor not seen before: every plan's first filing, no earlier plan year. */
+  newSponsor: boolean;
   peers: Peers;
   /** Day of the import, YYYY-MM-DD. */
   today: string;
@@ -68,19 +83,21 @@ export function daysToRenewal(policyFrom: string, today: string): number {
   return Math.round((next - t) / DAY);
 }
 
-const sameSet = (a: Map<string, string>, b: Map<string, string>) => a.size === b.size && [...a.keys()].every((k) => b.has(k));
+/** Two medical carriers known the same way (both by NAIC code, or both by name) that differ. */
+const otherCarrier = (a: string | null, b: string | null) => !!a && !!b && a.slice(0, 5) === b.slice(0, 5) && a !== b;
 
 type Rule = (i: SignalInput, so: Set<string>) => boolean;
 
 /** Signal name → rule. `likely_to_switch` reads the signals decided before it. */
 export const SIGNAL_RULES: readonly (readonly [name: string, rule: Rule])[] = [
-  ['new_filer', (i) => i.now.initial],
+  ['new_filer', (i) => i.newSponsor],
   ['late_filer', (i) => i.now.late],
+  ['plan_terminated', (i) => i.now.ended],
   ['broker_change', (i) => !!i.prior?.primaryFirm && !!i.now.primaryFirm && i.prior.primaryFirm !== i.now.primaryFirm],
-  ['carrier_change', (i) => !!i.prior && i.prior.carriers.size > 0 && i.now.carriers.size > 0 && !sameSet(i.prior.carriers, i.now.carriers)],
+  ['carrier_change', (i) => !!i.prior && otherCarrier(i.prior.medicalCarrier, i.now.medicalCarrier)],
   ['funding_change', (i) => !!i.prior?.funding && !!i.now.funding && i.prior.funding !== i.now.funding],
   ['headcount_change', (i) => i.growth !== null && Math.abs(i.growth) > HEADCOUNT_CHANGE_PCT],
-  ['high_cost_plan', (i) => i.peers.costP90 !== null && !!i.now.participants && i.now.premiums / i.now.participants > i.peers.costP90],
+  ['high_cost_plan', (i) => i.peers.costP90 !== null && i.now.cost !== null && i.now.cost > i.peers.costP90],
   ['below_peer_growth', (i) => i.peers.growthMedian !== null && i.growth !== null && i.growth < i.peers.growthMedian],
   ['renewal_window', (i) => !!i.now.renewalFrom && daysToRenewal(i.now.renewalFrom, i.today) <= RENEWAL_WINDOW_DAYS],
   ['likely_to_switch', (i, so) => so.has('renewal_window') && (so.has('broker_change') || so.has('carrier_change') || so.has('high_cost_plan'))],

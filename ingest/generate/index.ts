@@ -54,8 +54,20 @@ const ROW_FUNCTIONS: Record<EntityName, (ctx: Ctx, i: number) => Row> = {
 const ORDER: readonly EntityName[] = ENTITY_NAMES;
 
 /** Columns only an import of real filings fills (`bintel import form5500`): the generator leaves them blank. */
-const FILING_ONLY = ['source_record', 'broker_commissions'];
+const FILING_ONLY = ['source_record', 'source_filings', 'broker_commissions', 'broker_codes', 'dba_name', 'funding_by_benefit'];
 const filingOnly = (header: readonly string[]) => Object.fromEntries(FILING_ONLY.filter((c) => header.includes(c)).map((c) => [c, '']));
+
+/**
+ * Columns the generator derives from a row's own values (no random draw, so every other value
+ * is as before): a generated sponsor filed for its filing year only, as a single employer; a
+ * generated brokerage sells health and welfare contracts.
+ */
+const DERIVED: Partial<Record<EntityName, (row: Row) => Row>> = {
+  companies: (row) => ({ filing_years: row.filing_year, first_filing_year: row.filing_year, plan_entity: 'single-employer' }),
+  brokers: () => ({ lines_of_business: 'welfare' }),
+  'broker-offices': () => ({ lines_of_business: 'welfare' }),
+};
+const withDerived = (name: EntityName, row: Row): Row => (DERIVED[name] ? { ...row, ...DERIVED[name]?.(row) } : row);
 
 /** Checks the counts and seed; throws a RangeError naming the first bad option. */
 export function checkGenerateOptions(opts: Pick<GenerateOptions, keyof Counts | 'seed'>): void {
@@ -86,13 +98,13 @@ export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
   for (const name of ORDER) {
     const header = csvFields(entity(name)).map((f) => f.name);
     const rowFn = ROW_FUNCTIONS[name];
-    if (rowsOf[name] > 0) checkColumns(name, header, { ...filingOnly(header), ...rowFn(ctx, 0) });
+    if (rowsOf[name] > 0) checkColumns(name, header, { ...filingOnly(header), ...withDerived(name, rowFn(ctx, 0)) });
     const path = join(opts.out, GENERATED_FILES[name]);
     bytes[name] = await writeCsv({
       path,
       header,
       rows: rowsOf[name],
-      row: (i) => rowFn(ctx, i),
+      row: (i) => withDerived(name, rowFn(ctx, i)),
       onProgress: opts.onProgress ? (n) => opts.onProgress?.(name, n) : undefined,
     });
     files[name] = path;

@@ -10,8 +10,9 @@ import { daysToRenewal, lateFiler, peerThresholds, signalsOf, type YearFacts } f
 
 const filing = (over: Partial<Filing>): Filing => ({ received: '2024-07-31', planYearEnd: '2023-12-31', extension: false, specialExtension: false, amended: false, ...over }) as Filing;
 const facts = (over: Partial<YearFacts> = {}): YearFacts => ({
-  participants: 100, employees: 100, premiums: 100_000, commissions: 0, carriers: new Map([['aetna', 'AETNA']]), benefits: [], funding: 'Fully Insured',
-  renewalFrom: '2023-01-01', primaryFirm: 'a', primaryOffice: null, officeIds: [], initial: false, late: false, ...over,
+  largestSlot: 0, participants: 100, employees: 100, premiums: 100_000, commissions: 0, cost: 1000, carriers: new Map([['aetna', 'AETNA']]), medicalCarrier: 'naic:60054',
+  benefits: [], funding: 'Fully Insured', fundingByBenefit: [], renewalFrom: '2023-01-01', primaryFirm: 'a', primaryOffice: null, officeIds: [], initial: false, late: false,
+  ended: false, ...over,
 });
 const noPeers = { costP90: null, growthMedian: null };
 
@@ -28,14 +29,14 @@ test('late_filer: the seventh month after the plan year, the 15th of the tenth w
 test('renewal window: the next anniversary of the policy start, from the day of the import', () => {
   assert.is(daysToRenewal('2023-03-01', '2024-01-15'), 46);
   assert.is(daysToRenewal('2023-01-01', '2024-01-15'), 352);
-  assert.equal(signalsOf({ now: facts({ renewalFrom: '2023-03-01' }), prior: null, growth: null, peers: noPeers, today: '2024-01-15' }), ['renewal_window']);
+  assert.equal(signalsOf({ now: facts({ renewalFrom: '2023-03-01' }), prior: null, growth: null, newSponsor: false, peers: noPeers, today: '2024-01-15' }), ['renewal_window']);
 });
 
 test('change signals need the year before; likely_to_switch combines the renewal window with a change', () => {
-  const prior = facts({ primaryFirm: 'b', carriers: new Map([['cigna', 'CIGNA']]), funding: 'Self-Funded' });
-  const s = signalsOf({ now: facts({ renewalFrom: '2023-02-01' }), prior, growth: 25, peers: noPeers, today: '2024-01-15' });
+  const prior = facts({ primaryFirm: 'b', carriers: new Map([['cigna', 'CIGNA']]), medicalCarrier: 'naic:62308', funding: 'Self-Funded' });
+  const s = signalsOf({ now: facts({ renewalFrom: '2023-02-01' }), prior, growth: 25, newSponsor: false, peers: noPeers, today: '2024-01-15' });
   assert.equal(s.sort(), ['broker_change', 'carrier_change', 'funding_change', 'headcount_change', 'likely_to_switch', 'renewal_window']);
-  assert.equal(signalsOf({ now: facts(), prior: null, growth: null, peers: noPeers, today: '2024-06-01' }), []);
+  assert.equal(signalsOf({ now: facts(), prior: null, growth: null, newSponsor: false, peers: noPeers, today: '2024-06-01' }), []);
 });
 
 test('peer thresholds: subsector first, sector when the subsector has too few peers', () => {
@@ -44,7 +45,7 @@ test('peer thresholds: subsector first, sector when the subsector has too few pe
   assert.equal(peers(['S', 'A', 'x']), { costP90: 11, growthMedian: 6 });
   assert.equal(peers(['S', 'B', 'x']), { costP90: 19, growthMedian: 10 }, 'B has 8 peers: the sector decides');
   assert.equal(peers(['T', 'C', 'x']), { costP90: null, growthMedian: null });
-  assert.ok(signalsOf({ now: facts({ premiums: 1200, participants: 100 }), prior: null, growth: 1, peers: peers(['S', 'A', 'x']), today: '2024-06-01' }).includes('high_cost_plan'));
+  assert.ok(signalsOf({ now: facts({ premiums: 1200, participants: 100, cost: 12 }), prior: null, growth: 1, newSponsor: false, peers: peers(['S', 'A', 'x']), today: '2024-06-01' }).includes('high_cost_plan'));
 });
 
 test.run();
