@@ -51,4 +51,92 @@ test('at least 0.98 of the real labelled values are classified and split right',
   assert.ok(share >= 0.98, `share right ${share.toFixed(3)} < 0.98`);
 });
 
+const is = (raw: string, first: string, last: string) => {
+  const got = splitPersonName(raw);
+  assert.ok(got, `${raw} is a person`);
+  assert.equal([got.first, got.last], [first, last], raw);
+};
+const notPerson = (raw: string) => assert.is(splitPersonName(raw), null, raw);
+
+test('"LAST, FIRST M" is turned around; "FIRST M LAST JR" drops the suffix', () => {
+  assert.equal(splitPersonName('SMITH, JOHN Q'), { first: 'John', last: 'Smith', full: 'John Q Smith' });
+  is('VAN DER BERG, JOHN', 'John', 'Van Der Berg');
+  is('SMITH JR, JOHN', 'John', 'Smith');
+  assert.equal(splitPersonName('JOHN Q SMITH JR'), { first: 'John', last: 'Smith', full: 'John Q Smith' });
+});
+
+test('titles after a comma or a spaced dash and parenthesised roles are dropped; a title alone is no one', () => {
+  for (const raw of ['JOHN SMITH, PRESIDENT', 'JOHN SMITH - CFO', 'JOHN SMITH – MANAGING MEMBER', 'JOHN SMITH (TRUSTEE)', 'JOHN SMITH, VICE PRESIDENT, HR']) {
+    assert.equal(splitPersonName(raw), { first: 'John', last: 'Smith', full: 'John Smith' }, raw);
+  }
+  for (const raw of ['PRESIDENT', 'TRUSTEE', 'PLAN ADMINISTRATOR', 'VICE PRESIDENT - HR', 'CFO (TRUSTEE)']) notPerson(raw);
+});
+
+test('signature marks are taken off', () => {
+  for (const raw of ['/S/ JOHN SMITH', 'S/JOHN SMITH', '/S/JOHN SMITH', 'JOHN SMITH /S/', 'Electronically signed by John Smith', 'SIGNED BY: JOHN SMITH']) {
+    is(raw, 'John', 'Smith');
+  }
+});
+
+test('honorifics, generational suffixes and credentials are dropped', () => {
+  is('DR. JANE DOE', 'Jane', 'Doe');
+  is('MR JOHN SMITH', 'John', 'Smith');
+  is('JOHN SMITH III', 'John', 'Smith');
+  is('JANE DOE, CPA', 'Jane', 'Doe');
+  is('JOHN SMITH JR CPA', 'John', 'Smith');
+  is('BRIAN J. ROSENZWEIG, D.M.D.', 'Brian', 'Rosenzweig');
+  is('OSCAR O NELSON JR', 'Oscar', 'Nelson');
+});
+
+test('all-caps names come out in title case: Mc, O\', hyphens; mixed case is kept', () => {
+  is('PATRICK MCDONALD', 'Patrick', 'McDonald');
+  is("SEAN O'BRIEN", 'Sean', "O'Brien");
+  is('JOHN MC DONALD', 'John', 'McDonald');
+  is("SEAN O' BRIEN", 'Sean', "O'Brien");
+  is('MARY SMITH-JONES', 'Mary', 'Smith-Jones');
+  is("MICHAEL D'AMBROSIO", 'Michael', "D'Ambrosio");
+  is('María López', 'María', 'López');
+  is('Mary van der Berg', 'Mary', 'van der Berg');
+});
+
+test('particles stay part of the last name', () => {
+  is('JOHN VAN DER BERG', 'John', 'Van Der Berg');
+  is('ANA DE LA CRUZ', 'Ana', 'De La Cruz');
+  is('JOSE DEL RIO', 'Jose', 'Del Rio');
+  is('NICHOLAS J. DI BONA', 'Nicholas', 'Di Bona');
+  is('MARIA DA SILVA', 'Maria', 'Da Silva');
+  is('PIERRE LE BLANC', 'Pierre', 'Le Blanc');
+  is('MARY LA ROSA', 'Mary', 'La Rosa');
+  is('ANNE DU PONT', 'Anne', 'Du Pont');
+  is('LUDWIG VON MISES', 'Ludwig', 'Von Mises');
+  is('JAMES ST. JOHN', 'James', 'St. John');
+  is('STACEY VAN LENTE', 'Stacey', 'Van Lente');
+});
+
+test('an initial first name gives way to the given name after it; a compound surname after a middle initial stays whole', () => {
+  is('S. MICHAEL RIZZUTO', 'Michael', 'Rizzuto');
+  is('D A MORCK', 'D', 'Morck');
+  is('CARMEN L. JORDAN RIVERA', 'Carmen', 'Jordan Rivera');
+  is('CHRISTOPHER JORDAN COOKMAN', 'Christopher', 'Cookman');
+});
+
+test('organisations, placeholders and single words are not people', () => {
+  for (const raw of [
+    'ACME INC', 'ACME, LLC', 'ACME CORP', 'ACME CO.', 'SMITH & CO', 'BEST TPA', 'ADP PAYROLL', 'FLEX BENEFITS', 'BENEFIT ADMINISTRATORS',
+    'XYZ CONSULTING', 'SMITH ASSOCIATES', 'JONES & ASSOCIATES', 'STEVEN D. ELIAS, P.A.', 'SARAH J. CAMPBELL, DDS, PC', 'ISAAC BLUMBERG, CPAS',
+    'SAME', 'NONE', 'N/A', 'BOARD OF TRUSTEES', 'SEE ATTACHED', 'ACME BENEFITS COMMITTEE', 'FIRST BAPTIST CHURCH', 'PLUMFIELD CHILDRENS CENTER',
+    'DATCARD SYSTEMS', 'MUSKINGUM UNIVERSITY', 'C/O ACCOUNTING AND COMPLIANCE INTERNATIONAL', '3(16) FIDUCIARY SERVICES CORPORATION', 'MADONNA', '',
+  ]) notPerson(raw);
+});
+
+test('surnames that are words stay people: the organisation rules look at structure', () => {
+  is('JOHN CHURCH', 'John', 'Church');
+  is('MARY BANKS', 'Mary', 'Banks');
+  is('MARY CENTER', 'Mary', 'Center');
+  is('BRENT T. SALES', 'Brent', 'Sales');
+  is('WILLIAM B. CHURCH, JR.', 'William', 'Church');
+  is('THERESA FRESH', 'Theresa', 'Fresh');
+  is('MARSHALL H. DEAN', 'Marshall', 'Dean');
+});
+
 test.run();
