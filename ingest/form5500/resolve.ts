@@ -1,8 +1,8 @@
 /**
  * Entity resolution rules, pure: the normalized keys that group Schedule A Part I lines into
- * broker firms and offices, stable ids derived from those keys (never from row order), and the
- * person-name rules for signers. Worked examples are in docs/data.md (Form 5500) and in
- * test/ingest/form5500-resolve.test.ts.
+ * broker firms and offices, and stable ids derived from those keys (never from row order). The
+ * person-name rules for signers live in people.ts and are re-exported here. Worked examples are
+ * in docs/data.md (Form 5500) and in test/ingest/form5500-resolve.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { foldText, normalizeName } from '../../mappings/normalize.ts';
@@ -63,36 +63,4 @@ export function stableId(kind: string, key: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'dr', 'prof', 'rev']);
-const NAME_SUFFIXES = new Set(['jr', 'sr', 'ii', 'iii', 'iv', 'cpa', 'esq', 'phd', 'md', 'cfp', 'sphr', 'phr', 'cebs']);
-/** Words that mark an organization or a role rather than a person. */
-const ORG_WORDS = /\b(committee|board|trust|trustees?|plan|company|administrator|administration|benefits?|group|services|corporation|association|fund|bank|insurance|inc|llc|corp|department|office|council|union|partners|hospital|university|county|city|school)\b/;
-
-export interface PersonName {
-  first: string;
-  last: string;
-  full: string;
-}
-
-const titleWord = (w: string) => w.toLowerCase().replace(/(^|[-'’])([a-z])/g, (_, p: string, c: string) => p + c.toUpperCase());
-
-/**
- * A signer's name split into first and last: honorifics and suffixes dropped, "LAST, FIRST"
- * turned around, the first word the first name and the last word the last name (middle names
- * and initials stay in the full name only), all-caps names in title case. Null when the text
- * is not a person's name (an organization or role, digits, a single word).
- */
-export function splitPersonName(raw: string): PersonName | null {
-  let text = raw.replace(/\s+/g, ' ').trim();
-  if (!text || /\d/.test(text) || ORG_WORDS.test(foldText(text))) return null;
-  const comma = text.split(',').map((s) => s.trim()).filter(Boolean);
-  if (comma.length === 2 && !NAME_SUFFIXES.has(foldText(comma[1]).replace(/ /g, ''))) text = `${comma[1]} ${comma[0]}`;
-  const parts = text.replace(/,/g, ' ').split(' ').filter(Boolean).filter((w, i, all) => {
-    const k = foldText(w);
-    return !(i === 0 && HONORIFICS.has(k)) && !(i === all.length - 1 && NAME_SUFFIXES.has(k)) && k !== '';
-  });
-  if (parts.length < 2) return null;
-  const upper = text === text.toUpperCase();
-  const shaped = parts.map((w) => (upper ? titleWord(w) : w));
-  return { first: shaped[0], last: shaped[shaped.length - 1], full: shaped.join(' ') };
-}
+export { splitPersonName, type PersonName } from './people.ts';
