@@ -15,6 +15,14 @@
  * as UTF-8 when its bytes are valid UTF-8, else as Windows-1252. With `onDamaged`, a damaged
  * record (a stray quote, a quoted field still open after `maxRecordLines` lines, an
  * unterminated field at the end) is reported with its line and skipped, and parsing goes on.
+ *
+ * A stray quote swallows the lines after it into its record until a later quote closes it or
+ * `maxRecordLines` is reached. So when a record spanning several lines turns out damaged (still
+ * open at the limit or at the end, text after its closing quote, or, with `header`, a field
+ * count other than the header's), that one record is reported on the line it starts on and the
+ * lines after its first are parsed again as ordinary lines: every good row after a stray quote
+ * is read. At most `maxRecordLines` lines are held, so memory stays flat; a file with no such
+ * record is parsed exactly as before (the check costs one comparison per multi-line record).
  */
 
 export interface CsvRecord {
@@ -63,6 +71,11 @@ export interface CsvParserOptions {
   onDamaged?: (d: { line: number; issue: string }) => void;
   /** With onDamaged: a quoted field open for more lines than this is taken as a stray quote (default 50). */
   maxRecordLines?: number;
+  /**
+   * With onDamaged: the first record is a header, and a record spanning several lines whose
+   * field count differs from the header's is taken as a stray quote (reported, its lines read again).
+   */
+  header?: boolean;
 }
 
 type Parsed = { values: string[] } | { incomplete: true } | { error: string };
@@ -128,11 +141,15 @@ export class CsvParser {
   private readonly bytes: boolean;
   private readonly onDamaged: CsvParserOptions['onDamaged'];
   private readonly maxRecordLines: number;
+  private readonly header: boolean;
+  /** Fields of the header (0: none yet, or no `header` option). */
+  private width = 0;
 
   constructor(options: CsvParserOptions = {}) {
     this.bytes = options.bytes ?? false;
     this.onDamaged = options.onDamaged;
     this.maxRecordLines = options.maxRecordLines ?? 50;
+    this.header = options.header ?? false;
   }
 
   push(chunk: string): CsvRecord[] {
@@ -144,7 +161,7 @@ export class CsvParser {
     const text = this.rest + chunk;
     let start = 0;
     for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
-      this.take(text.slice(start, nl), out);
+      this.take(text.slice(start, nl), ++this.line, out);
       start = nl + 1;
     }
     this.rest = text.slice(start);
@@ -153,19 +170,21 @@ export class CsvParser {
 
   end(): CsvRecord[] {
     const out: CsvRecord[] = [];
-    if (this.rest.length) this.take(this.rest, out);
+    if (this.rest.length) this.take(this.rest, ++this.line, out);
     this.rest = '';
-    if (this.pending !== null) {
-      const issue = `unterminated quoted field (a " opened on line ${this.pendingLine} is never closed)`;
+    // Lines read again may leave another quoted field open: until none is.
+    while (this.pending !== null) {
+      const [text, line, lines] = [this.pending, this.pendingLine, this.pendingLines];
+      const issue = `unterminated quoted field (a " opened on line ${line} is never closed)`;
       this.pending = null;
-      if (!this.onDamaged) throw new CsvSyntaxError(issue, this.pendingLine);
-      this.onDamaged({ line: this.pendingLine, issue });
+      if (!this.onDamaged) throw new CsvSyntaxError(issue, line);
+      this.damagedSpan(text, line, lines, issue, out);
     }
     return out;
   }
 
-  private take(raw: string, out: CsvRecord[]): void {
-    this.line++;
+  /** One physical line (without its \n), numbered `line`. */
+  private take(raw: string, line: number, out: CsvRecord[]): void {
     if (this.pending !== null) {
       this.pending += `\n${raw}`;
       this.pendingLines++;
@@ -177,10 +196,30 @@ export class CsvParser {
       if (s.length === 0) return;
       const values = s.split(',');
       if (this.bytes && NON_ASCII.test(s)) for (let i = 0; i < values.length; i++) values[i] = decodeField(values[i]);
-      if (!isEmptyRecord(values)) out.push({ values, line: this.line, lines: 1 });
+      if (!isEmptyRecord(values)) this.emit({ values, line, lines: 1 }, out);
       return;
     }
-    this.finish(raw, this.line, 1, out);
+    this.finish(raw, line, 1, out);
+  }
+
+  private emit(record: CsvRecord, out: CsvRecord[]): void {
+    if (this.header && this.width === 0) this.width = record.values.length;
+    out.push(record);
+  }
+
+  /**
+   * A damaged record that started on `line` and spans `lines` lines: reported once, on its
+   * first line; the lines after that one (swallowed by its stray quote) are parsed again.
+   */
+  private damagedSpan(text: string, line: number, lines: number, issue: string, out: CsvRecord[]): void {
+    this.onDamaged!({ line, issue: lines > 1 ? `${issue}; the ${lines - 1} line${lines > 2 ? 's' : ''} after it ${lines > 2 ? 'are' : 'is'} read again as rows` : issue });
+    if (lines === 1) return;
+    let start = text.indexOf('\n') + 1;
+    for (let k = 1; k < lines; k++) {
+      const nl = text.indexOf('\n', start);
+      this.take(nl === -1 ? text.slice(start) : text.slice(start, nl), line + k, out);
+      start = nl + 1;
+    }
   }
 
   private finish(text: string, line: number, lines: number, out: CsvRecord[]): void {
@@ -188,7 +227,7 @@ export class CsvParser {
     if ('incomplete' in r) {
       if (this.onDamaged && lines >= this.maxRecordLines) {
         this.pending = null;
-        this.onDamaged({ line, issue: `a quoted field opened on line ${line} does not close within ${this.maxRecordLines} lines (record skipped)` });
+        this.damagedSpan(text, line, lines, `unterminated quoted field (a " opened on line ${line} does not close within ${this.maxRecordLines} lines)`, out);
         return;
       }
       this.pending = text;
@@ -199,10 +238,14 @@ export class CsvParser {
     this.pending = null;
     if ('error' in r) {
       if (!this.onDamaged) throw new CsvSyntaxError(r.error, line);
-      this.onDamaged({ line, issue: r.error });
+      this.damagedSpan(text, line, lines, lines > 1 ? `${r.error}, in a quoted field opened on line ${line}` : r.error, out);
+      return;
+    }
+    if (lines > 1 && this.width > 0 && this.onDamaged && r.values.length !== this.width) {
+      this.damagedSpan(text, line, lines, `a quoted field opened on line ${line} spans ${lines} lines and leaves ${r.values.length} fields instead of ${this.width} (a stray quote)`, out);
       return;
     }
     if (this.bytes && NON_ASCII.test(text)) for (let i = 0; i < r.values.length; i++) r.values[i] = decodeField(r.values[i]);
-    if (!isEmptyRecord(r.values)) out.push({ values: r.values, line, lines });
+    if (!isEmptyRecord(r.values)) this.emit({ values: r.values, line, lines }, out);
   }
 }

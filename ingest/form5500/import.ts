@@ -17,7 +17,7 @@ import type { RawRow } from '../transform.ts';
 import { buildAll, type Built, type BuiltRows } from './build.ts';
 import { ADD, emptyCollected, type Collected } from './collect.ts';
 import { DATASETS } from './datasets.ts';
-import { findDatasetFiles, readDataset, type DamagedRow, type DatasetFile } from './read.ts';
+import { checkColumns, findDatasetFiles, MissingColumnsError, readDataset, type DamagedRow, type DatasetFile } from './read.ts';
 
 export interface ImportFlags extends LoadFlags {
   /** Prefix of the report files (default ./form5500-import). */
@@ -107,6 +107,13 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
   for (const s of found.skipped) log(`skipped (not one of F_5500, F_5500_SF, F_SCH_A, F_SCH_A_PART1): ${s}`);
   for (const d of found.duplicates) log(`skipped (a copy of ${d.kept}, read once): ${d.label}`);
   if (!found.files.length) throw new LoadAborted(`no Form 5500 dataset files in ${inputs.join(', ')}`, EXIT.inputRefused);
+  // Every header before any row: a file lacking a needed column stops the import before hours of reading.
+  const lacking: string[] = [];
+  for (const f of found.files) {
+    const missing = await checkColumns(f);
+    if (missing.length) lacking.push(new MissingColumnsError(f.label, f.dataset, f.year, missing).message);
+  }
+  if (lacking.length) throw new LoadAborted(`columns missing, nothing imported:\n${lacking.join('\n')}`, EXIT.inputRefused);
   const prefix = resolve(flags.errors ?? 'form5500-import');
   const damaged = damagedWriter(`${prefix}.damaged.csv`);
   const c = emptyCollected();
@@ -117,7 +124,9 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
     // The live heap stays under 50 MB at a full year (the rest is in typed arrays and on disk),
     // so the ceiling is half the load's default.
     const keepMemoryFlat = heapGuard({ debug: config.debugGc, ceilingMb: HEAP_CEILING_MB });
-    const files = await readAll(found.files, c, damaged.add, log, keepMemoryFlat);
+    const files = await readAll(found.files, c, damaged.add, log, keepMemoryFlat).catch((err: Error) => {
+      throw err instanceof MissingColumnsError ? new LoadAborted(err.message, EXIT.inputRefused) : err;
+    });
     c.endReading();
     const damagedReport = await damaged.close();
     const readMs = Date.now() - readStart;

@@ -3,13 +3,15 @@
  * streaming, with columns found by header name. Each row comes out as its facts (the names of
  * datasets.ts), decoded field by field (UTF-8, else Windows-1252: the CSV parser's `bytes`
  * option); a damaged row is reported with its file and
- * line and never silently dropped.
+ * line and never silently dropped, and a stray quote costs only its own row (the lines it
+ * swallowed are read again: csv-parse.ts). A file whose header lacks a column the importer needs
+ * is refused (neededColumns).
  */
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { columnsOf, datasetOf, type Dataset } from './datasets.ts';
+import { columnsOf, datasetOf, LAYOUT_YEARS, layoutOf, type Dataset } from './datasets.ts';
 import { CsvParser, type CsvRecord } from '../csv-parse.ts';
 import { listZip, openEntry } from './zip.ts';
 
@@ -95,26 +97,89 @@ export interface FactRow {
   facts: Facts;
 }
 
+/** A header name as matched: surrounding spaces (and a BOM) trimmed, upper case. */
+const headerName = (h: string): string => h.trim().toUpperCase();
+
 /** Maps a header to the index of each fact's column (-1: not in this file's year). */
 function factIndex(dataset: Dataset, header: readonly string[]): [fact: string, index: number][] {
-  const pos = new Map(header.map((h, i) => [h.trim().toUpperCase(), i]));
+  const pos = new Map(header.map((h, i) => [headerName(h), i]));
   return Object.entries(columnsOf(dataset)).map(([fact, col]) => [fact, col ? (pos.get(col) ?? -1) : -1]);
+}
+
+/** The columns that identify a row, needed in any year (those a year with no published layout must have). */
+const IDENTIFYING: Record<Dataset, readonly string[]> = {
+  F_5500: ['ACK_ID', 'SPONS_DFE_EIN', 'SPONS_DFE_PN'],
+  F_5500_SF: ['ACK_ID', 'SF_SPONS_EIN', 'SF_PLAN_NUM'],
+  F_SCH_A: ['ACK_ID', 'FORM_ID'],
+  F_SCH_A_PART1: ['ACK_ID', 'FORM_ID', 'INS_BROKER_NAME'],
+};
+
+/**
+ * The columns a file of this dataset and year must have: every column the importer reads
+ * (columnsOf) that the DOL's layout of that year has. A column the year's layout lacks (an
+ * older year) reads as blank. For a year with no published layout (newer than layouts.json),
+ * the identifying columns (IDENTIFYING) and no others.
+ */
+export function neededColumns(dataset: Dataset, year: number): string[] {
+  if (!LAYOUT_YEARS.includes(year)) return [...IDENTIFYING[dataset]];
+  const layout = new Set(layoutOf(dataset, year));
+  return [...new Set(Object.values(columnsOf(dataset)))].filter((c) => c && layout.has(c));
+}
+
+/** The needed columns (neededColumns) a header lacks, in the importer's order. */
+export function missingColumns(file: Pick<DatasetFile, 'dataset' | 'year'>, header: readonly string[]): string[] {
+  const have = new Set(header.map(headerName));
+  return neededColumns(file.dataset, file.year).filter((c) => !have.has(c));
+}
+
+/** A file whose header lacks columns the importer needs: nothing of it is read. */
+export class MissingColumnsError extends Error {
+  constructor(readonly file: string, readonly dataset: Dataset, readonly year: number, readonly missing: readonly string[]) {
+    super(`${file}: the header lacks ${missing.join(', ')}, which the DOL's ${dataset} layout of ${year} has and the import needs (is it a ${dataset} file of ${year}, complete?)`);
+  }
+}
+
+/** The header of a file (its first record), read without reading the rest; [] when the file is empty. */
+export async function headerOf(file: DatasetFile): Promise<string[]> {
+  const stream = await file.open();
+  stream.setEncoding('latin1');
+  const parser = new CsvParser({ bytes: true, onDamaged: () => {} });
+  try {
+    for await (const chunk of stream) {
+      const [first] = parser.push(chunk as string);
+      if (first) return first.values;
+    }
+    return parser.end()[0]?.values ?? [];
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** The needed columns a file's header lacks (read from its header alone): [] when it has them all. */
+export async function checkColumns(file: DatasetFile): Promise<string[]> {
+  return missingColumns(file, await headerOf(file));
 }
 
 /**
  * Streams the rows of one file in batches (one per chunk read). `onDamaged` receives every
- * row that cannot be read: a wrong column count or a damaged quote.
+ * row that cannot be read: a wrong column count or a damaged quote. A header lacking a needed
+ * column (missingColumns) throws MissingColumnsError before any row.
  */
 export async function* readDataset(file: DatasetFile, onDamaged: (d: DamagedRow) => void, onBytes?: (n: number) => void): AsyncGenerator<FactRow[]> {
   const stream = await file.open();
   stream.setEncoding('latin1');
-  const parser = new CsvParser({ bytes: true, onDamaged: (d) => onDamaged({ file: file.label, ...d }) });
+  const parser = new CsvParser({ bytes: true, header: true, onDamaged: (d) => onDamaged({ file: file.label, ...d }) });
   let index: [string, number][] | null = null;
   let width = 0;
   const toRows = (records: CsvRecord[]): FactRow[] => {
     const rows: FactRow[] = [];
     for (const r of records) {
       if (!index) {
+        const missing = missingColumns(file, r.values);
+        if (missing.length) {
+          stream.destroy();
+          throw new MissingColumnsError(file.label, file.dataset, file.year, missing);
+        }
         index = factIndex(file.dataset, r.values);
         width = r.values.length;
         continue;

@@ -14,10 +14,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { datasetOf, layoutOf } from '../../ingest/form5500/datasets.ts';
 import { CsvParser, CsvSyntaxError, decodeField, type CsvRecord } from '../../ingest/csv-parse.ts';
-import { findDatasetFiles, readDataset, type DamagedRow, type FactRow } from '../../ingest/form5500/read.ts';
+import { checkColumns, findDatasetFiles, MissingColumnsError, readDataset, type DamagedRow, type FactRow } from '../../ingest/form5500/read.ts';
 import { listZip, openEntry, writeZip } from '../../ingest/form5500/zip.ts';
 import { crc32 } from 'node:zlib';
 import { generateForm5500 } from '../../ingest/form5500/generate/index.ts';
+import { importForm5500 } from '../../ingest/form5500/import.ts';
+import { EXIT, LoadAborted } from '../../ingest/load.ts';
+import { loadConfig } from '../../core/config.ts';
 
 let dir = '';
 test.before(async () => {
@@ -73,12 +76,73 @@ test('the CSV parser on bytes decodes each field as UTF-8, else Windows-1252, wh
   }
 });
 
-test('a quoted field open for more than maxRecordLines lines is a stray quote: reported, and the lines after it are read', () => {
+test('a quoted field open for more than maxRecordLines lines is a stray quote: reported once, and the lines it swallowed are read again', () => {
   const bad: { line: number; issue: string }[] = [];
   const p = new CsvParser({ bytes: true, onDamaged: (d) => bad.push(d), maxRecordLines: 3 });
   const out = [...p.push('A,B\n1,"stray\n2,x\n3,y\n4,z\n'), ...p.end()];
   assert.equal(bad.map((b) => b.line), [2]);
-  assert.equal(out.map((o) => [o.line, o.values]), [[1, ['A', 'B']], [5, ['4', 'z']]]);
+  assert.equal(out.map((o) => [o.line, o.values]), [[1, ['A', 'B']], [3, ['2', 'x']], [4, ['3', 'y']], [5, ['4', 'z']]]);
+});
+
+/** Every record and damaged line of `text` read in chunks cut every `step` characters. */
+function parseInChunks(text: string, step: number, options: { header?: boolean } = {}): { out: [number, string[]][]; bad: { line: number; issue: string }[] } {
+  const bad: { line: number; issue: string }[] = [];
+  const p = new CsvParser({ bytes: true, onDamaged: (d) => bad.push(d), ...options });
+  const out: CsvRecord[] = [];
+  for (let i = 0; i < text.length; i += step) out.push(...p.push(text.slice(i, i + step)));
+  out.push(...p.end());
+  return { out: out.map((o) => [o.line, o.values]), bad };
+}
+
+test('a stray quote swallowing the next 49+ rows is one damaged row, and every good row after it is read, whatever the chunking', () => {
+  const good = (i: number) => `${i},NAME ${i},${i * 10}`;
+  const ids = Array.from({ length: 60 }, (_, k) => k + 3);
+  const text = `ID,NAME,AMT\r\n${good(1)}\r\n2,"BROKEN NAME,20\r\n${ids.map(good).join('\r\n')}\r\n`;
+  const want = [[1, ['ID', 'NAME', 'AMT']], [2, ['1', 'NAME 1', '10']], ...ids.map((i) => [i + 1, [String(i), `NAME ${i}`, String(i * 10)]])];
+  for (const step of [text.length, 1, 7, 64, 333]) {
+    const { out, bad } = parseInChunks(text, step);
+    assert.equal(out, want, `chunks of ${step}`);
+    assert.equal(bad.map((b) => b.line), [3], `chunks of ${step}`);
+    assert.match(bad[0].issue, /unterminated quoted field/);
+  }
+});
+
+test('a stray quote closed by a later row\'s quote (an error, or a record of the wrong width) is one damaged row; the rows it spanned are read', () => {
+  const good = (i: number) => `${i},"NAME ${i}, INC",${i * 10}`;
+  const ids = [3, 4, 5, 6];
+  const closedByError = `ID,NAME,AMT\n${good(1)}\n2,"BROKEN,20\n${ids.map(good).join('\n')}\n`;
+  const want = [[1, ['ID', 'NAME', 'AMT']], [2, ['1', 'NAME 1, INC', '10']], ...ids.map((i) => [i + 1, [String(i), `NAME ${i}, INC`, String(i * 10)]])];
+  for (const step of [closedByError.length, 1, 5]) {
+    const { out, bad } = parseInChunks(closedByError, step);
+    assert.equal(out, want, `closed by an error, chunks of ${step}`);
+    assert.equal(bad.map((b) => b.line), [3]);
+  }
+  // The stray quote closes cleanly on line 5 (a 12" pipe), leaving one record of 2 fields over lines 3-5.
+  const closedWide = 'ID,NAME,AMT\n1,A,10\n"2,BROKEN,20\n3,C,30\n4,PIPE 12",40\n5,E,50\n';
+  const { out, bad } = parseInChunks(closedWide, closedWide.length, { header: true });
+  assert.equal(out, [[1, ['ID', 'NAME', 'AMT']], [2, ['1', 'A', '10']], [4, ['3', 'C', '30']], [5, ['4', 'PIPE 12"', '40']], [6, ['5', 'E', '50']]]);
+  assert.equal(bad.map((b) => b.line), [3]);
+  assert.match(bad[0].issue, /2 fields instead of 3/);
+  const plain = parseInChunks(closedWide, closedWide.length);
+  assert.equal(plain.out.map((o) => o[0]), [1, 2, 3, 6], 'without a header width the record of lines 3-5 is a record');
+});
+
+test('a stray quote on the last row, or a few rows before the end, is one damaged row; the rows after it are read', () => {
+  for (const end of ['', '\n', '\r\n']) {
+    const last = parseInChunks(`A,B\n1,x\n2,"never closed${end}`, 3);
+    assert.equal(last.out, [[1, ['A', 'B']], [2, ['1', 'x']]], JSON.stringify(end));
+    assert.equal(last.bad.map((b) => b.line), [3]);
+    assert.match(last.bad[0].issue, /unterminated/);
+  }
+  const tail = Array.from({ length: 10 }, (_, k) => `${k + 3},y`);
+  for (const end of ['', '\n']) {
+    const near = parseInChunks(`A,B\n1,x\n2,"never closed\n${tail.join('\n')}${end}`, 4);
+    assert.equal(near.out, [[1, ['A', 'B']], [2, ['1', 'x']], ...tail.map((t, k) => [k + 4, t.split(',')])], JSON.stringify(end));
+    assert.equal(near.bad.map((b) => b.line), [3]);
+  }
+  const twice = parseInChunks('A,B\n1,"open\n2,x\n3,"again\n4,y\n', 100);
+  assert.equal(twice.out, [[1, ['A', 'B']], [3, ['2', 'x']], [5, ['4', 'y']]], 'a second stray quote among the rows read again');
+  assert.equal(twice.bad.map((b) => b.line), [2, 4]);
 });
 
 test('zip entries are listed and streamed back (deflate, data descriptors)', async () => {
@@ -271,6 +335,81 @@ test('columns are read by header: an older year lacks a column (blank), damaged 
   assert.equal(damaged.map((d) => [d.file, d.line]), [[path, 4]]);
   assert.match(damaged[0].issue, /wrong_column_count/);
   assert.ok(skipped.some((s) => s.endsWith('readme.txt')));
+});
+
+test('through the reader: a broken quote in a broker name is one damaged row with file and line, and the 60 good rows after it are read; also on the last row', async () => {
+  const cols = layoutOf('F_SCH_A_PART1', 2023);
+  const row = (i: number, name: string) => cols.map((c) => (c === 'ACK_ID' ? `20240501000${String(i).padStart(3, '0')}P040` : c === 'FORM_ID' ? '1' : c === 'INS_BROKER_NAME' ? name : c === 'INS_BROKER_COMM_PD_AMT' ? String(i) : '')).join(',');
+  const ids = Array.from({ length: 60 }, (_, k) => k + 3);
+  const text = [cols.join(','), row(1, 'ALPHA AGENCY'), row(2, '"BROKEN AGENCY'), ...ids.map((i) => row(i, `BROKER ${i} LLC`)), row(99, '"LAST BROKEN')].join('\r\n');
+  await mkdir(join(dir, 'stray'));
+  const path = join(dir, 'stray', 'F_SCH_A_PART1_2023_Latest.csv');
+  await writeFile(path, `${text}\r\n`);
+  const { rows, damaged } = await rowsOf(path);
+  assert.equal(rows.map((r) => [r.line, r.facts.ack, r.facts.name]), [[2, '20240501000001P040', 'ALPHA AGENCY'], ...ids.map((i) => [i + 1, `20240501000${String(i).padStart(3, '0')}P040`, `BROKER ${i} LLC`])]);
+  assert.equal(damaged.map((d) => [d.file, d.line]), [[path, 3], [path, 64]]);
+  assert.match(damaged[0].issue, /unterminated quoted field/);
+});
+
+/** The error reading a file raises, or null. */
+async function readError(path: string): Promise<Error | null> {
+  return rowsOf(path).then(() => null, (e: Error) => e);
+}
+
+test('a header lacking columns the importer needs (which the year\'s layout has) is refused naming the file and the columns; checkColumns tells before reading', async () => {
+  await mkdir(join(dir, 'missing'));
+  const part1 = layoutOf('F_SCH_A_PART1', 2023).filter((c) => c !== 'INS_BROKER_NAME' && c !== 'INS_BROKER_COMM_PD_AMT');
+  const path = join(dir, 'missing', 'F_SCH_A_PART1_2023_Latest.csv');
+  await writeFile(path, `${part1.join(',')}\r\n${part1.map((c) => (c === 'ACK_ID' ? 'A1' : '')).join(',')}\r\n`);
+  const err = await readError(path);
+  assert.ok(err instanceof MissingColumnsError, String(err));
+  assert.ok(err.message.includes(path), err.message);
+  assert.match(err.message, /lacks INS_BROKER_NAME, INS_BROKER_COMM_PD_AMT/);
+  assert.equal(err.missing, ['INS_BROKER_NAME', 'INS_BROKER_COMM_PD_AMT']);
+  const [file] = (await findDatasetFiles([path])).files;
+  assert.equal(await checkColumns(file), ['INS_BROKER_NAME', 'INS_BROKER_COMM_PD_AMT'], 'from the header alone');
+
+  const sf = layoutOf('F_5500_SF', 2023).filter((c) => c !== 'SF_PLAN_NUM' && c !== 'SF_SPONS_EIN');
+  const sfPath = join(dir, 'missing', 'f_5500_sf_2023_latest.csv');
+  await writeFile(sfPath, `${sf.join(',')}\r\n`);
+  const sfErr = await readError(sfPath);
+  assert.ok(sfErr instanceof MissingColumnsError);
+  assert.equal(sfErr.missing, ['SF_PLAN_NUM', 'SF_SPONS_EIN']);
+});
+
+test('the import refuses files lacking needed columns before reading any row, naming every such file (nothing reaches Elasticsearch)', async () => {
+  const folder = join(dir, 'refused');
+  await mkdir(folder);
+  const schA = layoutOf('F_SCH_A', 2023);
+  await writeFile(join(folder, 'F_SCH_A_2023_Latest.csv'), `${schA.join(',')}\r\n`);
+  await writeFile(join(folder, 'F_5500_2023_Latest.csv'), `${layoutOf('F_5500', 2023).filter((c) => c !== 'SPONS_DFE_EIN').join(',')}\r\n`);
+  await writeFile(join(folder, 'F_SCH_A_PART1_2023_Latest.csv'), `${layoutOf('F_SCH_A_PART1', 2023).filter((c) => c !== 'ACK_ID').join(',')}\r\n`);
+  const err = await importForm5500(loadConfig({ ES_URL: 'http://127.0.0.1:1' }), [folder], { log: null, errors: join(folder, 'report') }).then(() => null, (e: Error) => e);
+  assert.ok(err instanceof LoadAborted, String(err));
+  assert.is(err.exitCode, EXIT.inputRefused);
+  assert.match(err.message, /F_5500_2023_Latest\.csv: the header lacks SPONS_DFE_EIN,/);
+  assert.match(err.message, /F_SCH_A_PART1_2023_Latest\.csv: the header lacks ACK_ID,/);
+  assert.not.match(err.message, /F_SCH_A_2023_Latest\.csv/);
+});
+
+test('a header is matched in any case, with spaces, quotes and a BOM around names; a column the year lacks is blank; a year with no layout needs only the identifying columns', async () => {
+  await mkdir(join(dir, 'loose'));
+  const cols = layoutOf('F_SCH_A', 2023);
+  const header = cols.map((c, i) => (i === 0 ? c : i % 3 === 0 ? ` ${c.toLowerCase()} ` : i % 3 === 1 ? `"${c}"` : c)).join(',');
+  const path = join(dir, 'loose', 'F_SCH_A_2023_Latest.csv');
+  await writeFile(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${header}\r\n${cols.map((c) => (c === 'ACK_ID' ? 'A1' : c === 'INS_CARRIER_NAME' ? 'CARRIER' : '')).join(',')}\r\n`)]));
+  const { rows, damaged } = await rowsOf(path);
+  assert.is(damaged.length, 0);
+  assert.equal(rows.map((r) => [r.facts.ack, r.facts.carrierName]), [['A1', 'CARRIER']]);
+
+  const future = join(dir, 'loose', 'F_SCH_A_PART1_2031_Latest.csv');
+  await writeFile(future, 'ACK_ID,FORM_ID,INS_BROKER_NAME\r\nA2,1,BROKER\r\n');
+  const later = await rowsOf(future);
+  assert.equal(later.rows.map((r) => [r.facts.ack, r.facts.name, r.facts.commissions]), [['A2', 'BROKER', '']]);
+  await writeFile(future, 'ACK_ID,FORM_ID,INS_BROKER_CITY\r\nA2,1,X\r\n');
+  const err = await readError(future);
+  assert.ok(err instanceof MissingColumnsError);
+  assert.equal(err.missing, ['INS_BROKER_NAME']);
 });
 
 test('generate --layout form5500 writes each year in its exact layout, zipped as the DOL does, and reads back', async () => {
