@@ -1,5 +1,13 @@
 /**
- * Form 5500 import benchmark: `npm run bench:form5500 -- --year 2023 --scale S [--seed N]`.
+ * Form 5500 import benchmark: `npm run bench:form5500 -- --year 2023 --scale S [--seed N] [--variety real|default]`.
+ *
+ * `--variety real` (the default) generates the variety of real filings (docs/data.md, "Generated
+ * data"); `--variety default` what the importer expects (the data of earlier runs). A table at the
+ * end gives the wall time and peak RSS of each phase: generate (the child's own peak), import
+ * (reading and collecting the files), build (resolving), load into Elasticsearch, and the plain
+ * CSV ingest of as many companies as the same-run baseline. RSS is sampled every 50 ms and at each
+ * log line; a phase's peak is its highest sample, or the process's maximum RSS when that rose
+ * during the phase (the build is synchronous: no sample runs inside it).
  *
  * Generates a year of the DOL datasets in their exact layout, zipped as the DOL publishes them
  * (scale 1: f_5500 240k, SF 740k, Schedule A about 330k, Part I about 300k rows), in a child
@@ -19,12 +27,14 @@ import { versionPattern } from '../core/names.ts';
 import { ENTITY_NAMES } from '../mappings/index.ts';
 import { generate } from '../ingest/generate/index.ts';
 import { execFileSync } from 'node:child_process';
+import { FORM5500_VARIETIES, type Form5500Variety } from '../ingest/form5500/generate/index.ts';
 import { importForm5500 } from '../ingest/form5500/import.ts';
 import { ingestFile } from '../ingest/run.ts';
 import { ensureEs } from '../local/es-local.ts';
 import { cpuOf, esPids } from './proc.ts';
 
-const { values: args } = parseArgs({ options: { year: { type: 'string', default: '2023' }, scale: { type: 'string', default: '0.05' }, seed: { type: 'string', default: '42' } } });
+const { values: args } = parseArgs({ options: { year: { type: 'string', default: '2023' }, scale: { type: 'string', default: '0.05' }, seed: { type: 'string', default: '42' }, variety: { type: 'string', default: 'real' } } });
+if (!FORM5500_VARIETIES.includes(args.variety as Form5500Variety)) throw new Error(`--variety must be one of ${FORM5500_VARIETIES.join(', ')}, got ${args.variety}`);
 const base = loadConfig();
 const config = loadConfig({ ...process.env, BINTEL_NAMESPACE: `${base.namespace}-bench-f5500` });
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -36,6 +46,23 @@ async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; cpu: numbe
   const result = await fn();
   const c = process.cpuUsage(c0);
   return { result, cpu: (c.user + c.system) / 1e6, esCpu: cpuOf(pids) - e0, secs: (Date.now() - t0) / 1000 };
+}
+
+/** RSS samples (ms since epoch, RSS and maximum RSS so far in MB) for per-phase peaks. */
+const samples: { t: number; rss: number; max: number }[] = [];
+const sample = () => samples.push({ t: Date.now(), rss: process.memoryUsage.rss() / 2 ** 20, max: process.resourceUsage().maxRSS / 1024 });
+
+/** Peak RSS in [a, b]: the highest sample, or the maximum RSS when it rose during the window. */
+function peakIn(a: number, b: number): number {
+  let peak = 0;
+  let before = 0;
+  let after = Number.NaN;
+  for (const s of samples) {
+    if (s.t <= a) before = s.max;
+    if (s.t >= a && s.t <= b) peak = Math.max(peak, s.rss);
+    if (s.t >= b && Number.isNaN(after)) after = s.max;
+  }
+  return !Number.isNaN(after) && after > before ? Math.max(peak, after) : peak;
 }
 
 async function cleanup(): Promise<void> {
@@ -54,10 +81,18 @@ async function main(): Promise<void> {
     const year = Number(args.year);
     // Generated in a child process, so that this process's peak RSS is the import's.
     const genStart = Date.now();
-    execFileSync(process.execPath, ['bin/bintel.js', 'generate', '--layout', 'form5500', '--year', String(year), '--scale', args.scale, '--seed', args.seed, '--zip', '--out', join(dir, 'dol')], { stdio: 'ignore' });
-    process.stdout.write(`generated in ${((Date.now() - genStart) / 1000).toFixed(1)} s (a child process)\n`);
+    const genOut = execFileSync(process.execPath, ['bin/bintel.js', 'generate', '--layout', 'form5500', '--year', String(year), '--scale', args.scale, '--seed', args.seed, '--variety', args.variety, '--zip', '--out', join(dir, 'dol')], { stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' });
+    const genSecs = (Date.now() - genStart) / 1000;
+    const genRss = Number(/peak RSS (\d+) MB/.exec(genOut)?.[1] ?? Number.NaN);
+    process.stdout.write(`generated (variety ${args.variety}) in ${genSecs.toFixed(1)} s (a child process, peak RSS ${fmt(genRss)} MB)\n`);
+    const sampler = setInterval(sample, 50);
+    sampler.unref();
+    sample();
     // The import's own lines (one per file read, the resolve summary) go to stderr as they happen.
-    const imp = await measure(() => importForm5500(config, [join(dir, 'dol')], { progress: null, log: (l) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${l}\n`), errors: join(dir, 'import') }));
+    const impStart = Date.now();
+    const imp = await measure(() => importForm5500(config, [join(dir, 'dol')], { progress: null, log: (l) => (sample(), process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${l}\n`)), errors: join(dir, 'import') }));
+    sample();
+    const impEnd = Date.now();
     const s = imp.result;
     const inputRows = s.files.reduce((n, f) => n + f.rows, 0);
     process.stdout.write(`\n| dataset | rows | rows/s (read) |\n|---|---|---|\n`);
@@ -74,9 +109,24 @@ async function main(): Promise<void> {
     const csv = await generate({ out: join(dir, 'csv'), companies, personnel: 0, brokerOffices: 200, brokers: 50, seed: 7 });
     await ingestFile(config, 'brokers', csv.files.brokers, { progress: null, errors: join(dir, 'b.err') });
     await ingestFile(config, 'broker-offices', csv.files['broker-offices'], { progress: null, errors: join(dir, 'o.err') });
+    sample();
+    const plainStart = Date.now();
     const plain = await measure(() => ingestFile(config, 'companies', csv.files.companies, { progress: null, errors: join(dir, 'c.err') }));
+    sample();
+    const plainEnd = Date.now();
+    clearInterval(sampler);
     const plainUs = (plain.cpu * 1e6) / companies;
     process.stdout.write(`plain CSV ingest of ${fmt(companies)} companies: ${plainUs.toFixed(0)} µs per row in bintel, ${((plain.esCpu * 1e6) / companies).toFixed(0)} µs in Elasticsearch; import/plain CPU per row ${(importUs / plainUs).toFixed(2)}\n`);
+
+    // Phases: the import reads, then builds, then loads one resource after another.
+    const loadStart = impEnd - loadSecs * 1000;
+    const buildStart = loadStart - s.buildMs;
+    const phases: [string, number, number][] = [
+      ['import (read and collect)', impStart, buildStart], ['build (resolve)', buildStart, loadStart], ['load into Elasticsearch', loadStart, impEnd],
+    ];
+    process.stdout.write(`\n| phase | time (s) | peak RSS (MB) |\n|---|---|---|\n| generate (variety ${args.variety}, child process) | ${genSecs.toFixed(1)} | ${fmt(genRss)} |\n`);
+    for (const [name, a, b] of phases) process.stdout.write(`| ${name} | ${((b - a) / 1000).toFixed(1)} | ${fmt(peakIn(a, b))} |\n`);
+    process.stdout.write(`| baseline: plain CSV ingest of ${fmt(companies)} companies (same run) | ${((plainEnd - plainStart) / 1000).toFixed(1)} | ${fmt(peakIn(plainStart, plainEnd))} |\n`);
   } finally {
     await cleanup().catch((err) => process.stderr.write(`cleanup: ${(err as Error).message}\n`));
     await rm(dir, { recursive: true, force: true });

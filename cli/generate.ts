@@ -3,12 +3,12 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GENERATED_FILES, checkGenerateOptions, generate, type GenerateOptions } from '../ingest/generate/index.ts';
-import { generateForm5500 } from '../ingest/form5500/generate/index.ts';
+import { FORM5500_VARIETIES, generateForm5500, type Form5500Variety } from '../ingest/form5500/generate/index.ts';
 import { LAYOUT_YEARS } from '../ingest/form5500/datasets.ts';
 import type { EntityName } from '../mappings/types.ts';
 import { example } from './shared.ts';
 
-type GenerateCliOptions = Omit<GenerateOptions, 'onProgress'> & { layout: 'bintel' | 'form5500'; year?: number[]; scale: number; zip?: boolean };
+type GenerateCliOptions = Omit<GenerateOptions, 'onProgress'> & { layout: 'bintel' | 'form5500'; year?: number[]; scale: number; zip?: boolean; variety: Form5500Variety; newestFiled?: number };
 
 /** `--year 2022,2023`: plan years with a DOL layout. */
 function years(value: string): number[] {
@@ -16,6 +16,13 @@ function years(value: string): number[] {
   const bad = ys.find((y) => !LAYOUT_YEARS.includes(y));
   if (bad !== undefined) throw new InvalidArgumentError(`--year must be plan years ${LAYOUT_YEARS[0]}-${LAYOUT_YEARS[LAYOUT_YEARS.length - 1]}, got "${value}"`);
   return ys;
+}
+
+/** `--newest-filed 0.6`: a share in (0, 1]. */
+function share(value: string): number {
+  const n = Number(value);
+  if (!(n > 0 && n <= 1)) throw new InvalidArgumentError(`--newest-filed must be a share in (0, 1], got "${value}"`);
+  return n;
 }
 
 function positive(value: string): number {
@@ -27,10 +34,10 @@ function positive(value: string): number {
 /** The DOL-layout datasets (`--layout form5500`). */
 async function generateDol(o: GenerateCliOptions, elapsed: () => string): Promise<void> {
   if (!o.year) throw new InvalidArgumentError('--layout form5500 needs --year Y (or Y1,Y2)');
-  process.stderr.write(`generating Form 5500 datasets for ${o.year.join(', ')} at scale ${o.scale} into ${o.out} (seed ${o.seed})\n`);
+  process.stderr.write(`generating Form 5500 datasets for ${o.year.join(', ')} at scale ${o.scale} into ${o.out} (seed ${o.seed}, variety ${o.variety})\n`);
   let last = 0;
   const written = await generateForm5500({
-    out: o.out, years: o.year, scale: o.scale, seed: o.seed, zip: o.zip,
+    out: o.out, years: o.year, scale: o.scale, seed: o.seed, zip: o.zip, variety: o.variety, newestFiled: o.newestFiled,
     onProgress: (file, rows) => {
       if (rows - last < 100_000 && rows > last) return;
       last = rows;
@@ -38,7 +45,7 @@ async function generateDol(o: GenerateCliOptions, elapsed: () => string): Promis
     },
   });
   for (const d of written) process.stdout.write(`${d.dataset.padEnd(14)} ${d.year}  ${fmtInt(d.rows).padStart(11)} rows  ${fmtBytes(d.bytes).padStart(9)}  ${d.path}\n`);
-  process.stdout.write(`generated in ${elapsed()}\n`);
+  process.stdout.write(`generated in ${elapsed()}, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
 }
 
 /** A commander parser for a non-negative integer option ("1000000" or "1_000_000"). */
@@ -80,6 +87,8 @@ export function registerGenerateCommand(program: Command): void {
     .option('--year <years>', 'plan year(s) of the form5500 layout, e.g. 2023 or 2022,2023', years)
     .option('--scale <s>', 'form5500 size: 1 = a real year (240k + 740k filings, 330k contracts, 300k broker lines)', positive, 0.01)
     .option('--zip', 'form5500: write <DATASET>_<YEAR>_Latest.zip files as the DOL publishes them')
+    .addOption(new Option('--variety <variety>', "form5500: default writes what the importer expects; real writes the variety of real filings (pension contracts, line-10a premiums, TPAs, agents, late and final filings, a partial newest year, every field quoted: docs/data.md)").choices([...FORM5500_VARIETIES]).default('default'))
+    .option('--newest-filed <share>', 'form5500 --variety real: share of plans that filed yet in the newest year (default 0.6 with several years, else 1)', share)
     .action(async (o: GenerateCliOptions) => {
       const started = process.hrtime.bigint();
       const elapsed = (): string => `${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)}s`;

@@ -167,7 +167,7 @@ const SUFFIX_RE = /,? (INC\.?|LLC|CORP\.?|CORPORATION|COMPANY|CO\.?)$/;
 const STREET_ABBR: Record<string, string> = { STREET: 'ST', AVENUE: 'AVE', BOULEVARD: 'BLVD', DRIVE: 'DR', ROAD: 'RD', PARKWAY: 'PKWY', LANE: 'LN' };
 
 /** A name variant as filers type it: suffix dropped or added, '&' spelled out, punctuation dropped. */
-function nameVariant(rng: Rng, name: string): string {
+export function nameVariant(rng: Rng, name: string): string {
   const r = rng.next();
   if (r < 0.5) return name;
   if (r < 0.65) return SUFFIX_RE.test(name) ? name.replace(SUFFIX_RE, '') : `${name} INC`;
@@ -176,7 +176,7 @@ function nameVariant(rng: Rng, name: string): string {
 }
 
 /** The office address as one filer writes it: unit as SUITE, STE or #, street types abbreviated, ZIP+4. */
-function addressVariant(rng: Rng, o: Office): Record<string, string> {
+export function addressVariant(rng: Rng, o: Office): Record<string, string> {
   let street = o.street;
   if (o.poBox) street = rng.pick([street, street.replace('PO BOX', 'P.O. BOX'), street.replace('PO BOX', 'P O BOX')]);
   else if (rng.chance(0.5)) street = street.replace(/\b(STREET|AVENUE|BOULEVARD|DRIVE|ROAD|PARKWAY|LANE)$/, (t) => STREET_ABBR[t]);

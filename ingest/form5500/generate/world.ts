@@ -49,9 +49,9 @@ const STREET_TYPES = ['STREET', 'AVENUE', 'BOULEVARD', 'DRIVE', 'ROAD', 'PARKWAY
 const ACCENTED = ['CAFÉ', 'PEÑA', 'MÜLLER', 'JOSÉ', 'GONZÁLEZ', 'BRÛLÉE'];
 const CODES = INDUSTRIES.map((i) => i.code);
 
-const up = (s: string) => s.toUpperCase();
-const street = (rng: Rng) => `${rng.int(10, 9999)} ${rng.pick(STREET_NAMES)} ${rng.pick(STREET_TYPES)}`;
-const person = (rng: Rng) => `${up(rng.pick(FIRST_NAMES))} ${up(lastName(rng))}`;
+export const up = (s: string) => s.toUpperCase();
+export const street = (rng: Rng) => `${rng.int(10, 9999)} ${rng.pick(STREET_NAMES)} ${rng.pick(STREET_TYPES)}`;
+export const person = (rng: Rng) => `${up(rng.pick(FIRST_NAMES))} ${up(lastName(rng))}`;
 
 /** A 9-digit EIN, distinct per index (a bijection of the index below 700M). */
 export function einOf(key: number, j: number): string {
