@@ -423,10 +423,18 @@ export function resolveBrokers(lines: readonly BrokerLine[]): Resolution[] {
   const canon = (n: string) => canonical.get(n) ?? n;
 
   // 2. Firm keys: a distinctive name is one firm in every state; a generic or surname-only name is one firm per state and city.
+  const placesOfName = new Map<string, Set<string>>(); // generic name -> its firms with a place
   for (const r of rows) {
     if (r.kind !== 'firm') continue;
     const n = canon(normOf(r));
     r.firm = r.name.distinctive ? n : `${n}|${r.addr.state}|${r.addr.city}`;
+    if (!r.name.distinctive && (r.addr.state || r.addr.city)) (placesOfName.get(n) ?? placesOfName.set(n, new Set()).get(n))?.add(r.firm);
+  }
+  // A generic name filed with no address belongs to the one firm of that name that has a place, when there is one.
+  for (const r of rows) {
+    if (r.kind !== 'firm' || r.name.distinctive || r.addr.state || r.addr.city) continue;
+    const firms = placesOfName.get(canon(normOf(r)));
+    if (firms?.size === 1) r.firm = [...firms][0];
   }
 
   // 3. Offices: one firm's places that share a street (or box) and a city or a ZIP are one office; a PO box joins the

@@ -12,7 +12,8 @@ import type { Doc } from '../../mappings/types.ts';
 import { LINE, bySlot, dayStr, type Collected } from './collect.ts';
 import { BROKER_CODES } from './datasets.ts';
 import { ROLE } from './plans.ts';
-import { stableId } from './resolve.ts';
+import { foldText } from '../../mappings/normalize.ts';
+import { splitPersonName, stableId } from './resolve.ts';
 
 interface Figures {
   paid: number;
@@ -54,9 +55,11 @@ export interface SponsorBrokers {
 export interface BrokerSide {
   firms: Doc[];
   offices: Doc[];
+  /** Individual agents named on Part I lines: broker contacts (role Agent) at their office. */
+  agents: Doc[];
   /** What the companies need from the broker side, for a sponsor's filings of one plan year. */
   sponsorBrokers: (slots: readonly number[]) => SponsorBrokers | undefined;
-  counts: { firmOnlyLines: number };
+  counts: { firmOnlyLines: number; agents: number };
 }
 
 const DMA = new Map(CITIES.map(([city, state, dma]) => [`${city.toUpperCase()}|${state}`, dma]));
@@ -86,7 +89,8 @@ function displayName(names: Map<number, number>, strings: readonly string[]): st
 /** Adds Part I line `i` (on a client's latest filing) of the collected state to a firm or office. */
 function record(g: Group, c: Collected, i: number, comparable: boolean): void {
   const slot = c.lineSlot[i];
-  g.names.set(c.lineName[i], (g.names.get(c.lineName[i]) ?? 0) + 1);
+  // A firm's name is its lines' most frequent spelling; an agent's own name only names an agency with no other line.
+  g.names.set(c.lineName[i], (g.names.get(c.lineName[i]) ?? 0) + (c.lineAgent[i] < 0 ? 1_000_000 : 1));
   const y = g.latest;
   y.paid += c.linePaid[i];
   y.premiums += c.linePremium[i];
@@ -129,7 +133,35 @@ function brokerageClass(offices: OfficeGroup[]): string {
 export function buildBrokers(c: Collected, role: Uint8Array): BrokerSide {
   const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
   const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order, role);
-  return { firms: firmDocs, offices: officeDocs, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines } };
+  const agents = agentDocs(c, order, role);
+  return { firms: firmDocs, offices: officeDocs, agents, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines, agents: agents.length } };
+}
+
+/** One broker contact per agent name and office, from the lines of the clients' latest filings. */
+function agentDocs(c: Collected, order: Int32Array, role: Uint8Array): Doc[] {
+  const out = new Map<string, Doc>();
+  const strings = c.strings.list;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    const slot = c.lineSlot[i];
+    if (c.lineAgent[i] < 0 || c.lineOffice[i] < 0 || !(role[slot] & ROLE.current)) continue;
+    const name = splitPersonName(strings[c.lineAgent[i]]);
+    if (!name) continue;
+    const office = strings[c.lineOffice[i]];
+    const key = `${office}|${foldText(name.full)}`;
+    const received = dayStr(c.received[slot]) || null;
+    const had = out.get(key);
+    if (had) {
+      if (received && (!had.last_updated_at || received > String(had.last_updated_at))) had.last_updated_at = received;
+      continue;
+    }
+    out.set(key, {
+      id: stableId('contact', `agent|${key}`), first_name: name.first, last_name: name.last, full_name: name.full, lead_type: 'broker',
+      broker_office_id: stableId('office', office), form5500_role: 'Agent', last_updated_at: received,
+      source_record: `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}`,
+    });
+  }
+  return [...out.values()];
 }
 
 /**
@@ -145,7 +177,7 @@ function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDo
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
     const slot = c.lineSlot[i];
-    if (!(role[slot] & ROLE.current)) continue;
+    if (!(role[slot] & ROLE.current) || c.lineFirm[i] < 0) continue;
     const fk = c.lineFirm[i];
     const ok = c.lineOffice[i];
     const source = !firms.has(fk) || (ok >= 0 && !offices.has(ok)) ? `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}` : '';
@@ -166,7 +198,7 @@ function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDo
   }
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
-    if (!(role[c.lineSlot[i]] & ROLE.prior)) continue;
+    if (!(role[c.lineSlot[i]] & ROLE.prior) || c.lineFirm[i] < 0) continue;
     for (const g of [firms.get(c.lineFirm[i]), c.lineOffice[i] < 0 ? undefined : offices.get(c.lineOffice[i])]) if (g) g.prior = (g.prior ?? 0) + c.linePaid[i];
   }
   // Growth needs the year before imported for some client of the group.
@@ -192,7 +224,7 @@ function sponsorBrokersOf(c: Collected, order: Int32Array, start: Int32Array): B
       s ??= { officeIds: new Set(), byOffice: new Map(), byFirm: new Map() };
       for (let k = start[slot]; k < start[slot + 1]; k++) {
         const i = order[k];
-        if (c.lineKind[i] !== LINE.welfare) continue;
+        if (c.lineKind[i] !== LINE.welfare || c.lineFirm[i] < 0) continue;
         const fk = strings[c.lineFirm[i]];
         s.byFirm.set(fk, (s.byFirm.get(fk) ?? 0) + c.linePaid[i]);
         if (c.lineOffice[i] < 0) continue;

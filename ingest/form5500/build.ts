@@ -27,7 +27,7 @@ export interface Built {
   companies: BuiltRows;
   personnel: BuiltRows;
   counts: {
-    sponsors: number; firmOnlyLines: number; orphanSchedules: number; brokers: number; offices: number;
+    sponsors: number; firmOnlyLines: number; orphanSchedules: number; brokers: number; offices: number; agents: number;
     /** Plans whose latest filing came in a file older than `staleSince`, and sponsors with no other plan. */
     stalePlans: number; staleSponsors: number; staleSince: number;
   };
@@ -77,8 +77,12 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
       yield companyDoc(filings[0].ein, filings, now, growth, s.years, signals);
     }
   }
+  let agents: Doc[] = side.agents;
+  side.agents = [];
   function* personnelRows(): Generator<Doc> {
     personnelDone = 0;
+    yield* agents;
+    agents = [];
     for (const s of plans.sponsors()) {
       const filings = s.now.map((slot) => c.filing(slot, true));
       const ein = filings[0].ein;
@@ -91,7 +95,7 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
   let firms: Doc[] = side.firms;
   let offices: Doc[] = side.offices;
   const counts = {
-    sponsors: sponsorCount, firmOnlyLines: side.counts.firmOnlyLines, orphanSchedules: c.counts.orphanSchedules, brokers: firms.length, offices: offices.length,
+    sponsors: sponsorCount, firmOnlyLines: side.counts.firmOnlyLines, agents: side.counts.agents, orphanSchedules: c.counts.orphanSchedules, brokers: firms.length, offices: offices.length,
     stalePlans: plans.stalePlans, staleSponsors: plans.staleSponsors, staleSince: plans.newestFileYear - STALE_PLAN_YEARS,
   };
   side.firms = [];

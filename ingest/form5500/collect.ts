@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import type { Dataset } from './datasets.ts';
 import { SCH_A_BENEFITS, SCH_A_PENSION, SCH_A_WELFARE_OTHER } from './datasets.ts';
 import type { Facts } from './read.ts';
-import { firmKey, officeKey, zip5 } from './resolve.ts';
+import { resolveBrokers, type BrokerLine } from './broker-resolution.ts';
+import { zip5 } from './resolve.ts';
 import { lateFiler } from './signals.ts';
 
 export interface Filing {
@@ -140,6 +141,9 @@ export const FLAG = {
 } as const;
 /** Flags a later filing of a plan year keeps from the one it replaces: an amendment of a late filing is late, of an initial filing initial. */
 const STICKY = FLAG.late | FLAG.initial;
+
+/** Separates the fields of a Part I line's text (never in a CSV field the DOL writes). */
+const RAW_SEP = '\u0001';
 
 /** Medical benefit bits (Schedule A health, HMO, PPO, indemnity indicators and welfare code 4A). */
 const MEDICAL_BIT = BENEFIT_BIT.get('Medical') as number;
@@ -284,13 +288,15 @@ export interface KeptFiling extends Omit<Filing, 'pensionCodes' | 'welfareCodes'
 export interface Counts {
   filings: number; dfe: number; superseded: number; noEin: number; contracts: number; pensionContracts: number; lines: number; unnamedLines: number;
   orphanSchedules: number; duplicateScheduleRows: number;
+  /** Part I lines naming no one (NONE, N/A...), and lines naming an individual agent. */
+  placeholderLines: number; agentLines: number;
 }
 
 const SLOT_COLUMNS = [
   'year', 'fileYear', 'file', 'ein', 'plan', 'received', 'flags', 'codeBenefits', 'contractBenefits', 'business', 'participants', 'active', 'netAssets',
   'premium', 'commissions', 'maxPersons', 'renewal', 'renewalRank', 'medicalNaic', 'medicalCarrier', 'textPos', 'textLen',
 ] as const;
-const LINE_COLUMNS = ['lineSlot', 'lineFirm', 'lineOffice', 'lineName', 'lineAddress', 'linePaid', 'linePremium', 'lineCarrier', 'lineKind', 'lineCode'] as const;
+const LINE_COLUMNS = ['lineSlot', 'lineFirm', 'lineOffice', 'lineAgent', 'lineName', 'lineAddress', 'lineRaw', 'linePaid', 'linePremium', 'lineCarrier', 'lineKind', 'lineCode'] as const;
 
 /**
  * The collected state. Filings occupy slots in the order their plan is first seen (a later
@@ -340,7 +346,10 @@ export class Collected {
   private carrierIndex: { order: Int32Array; start: Int32Array } | null = null;
   /** Interned strings: business codes, dates, carriers, firm and office keys, broker names, addresses. */
   readonly strings = new Interner();
-  counts: Counts = { filings: 0, dfe: 0, superseded: 0, noEin: 0, contracts: 0, pensionContracts: 0, lines: 0, unnamedLines: 0, orphanSchedules: 0, duplicateScheduleRows: 0 };
+  counts: Counts = {
+    filings: 0, dfe: 0, superseded: 0, noEin: 0, contracts: 0, pensionContracts: 0, lines: 0, unnamedLines: 0, orphanSchedules: 0, duplicateScheduleRows: 0,
+    placeholderLines: 0, agentLines: 0,
+  };
 
   /**
    * Part I lines: slot, firm key, office key (-1: none), name as filed, address
@@ -349,10 +358,15 @@ export class Collected {
    */
   nLines = 0;
   lineSlot = new Int32Array(1024);
+  /** Firm and office keys (string ids; -1: none), set when reading ends (broker-resolution.ts over the distinct lines). */
   lineFirm = new Int32Array(1024);
   lineOffice = new Int32Array(1024);
+  /** An individual agent's name (string id), else -1. */
+  lineAgent = new Int32Array(1024);
   lineName = new Int32Array(1024);
   lineAddress = new Int32Array(1024);
+  /** The line as filed (name and US address, string id): what resolution reads. */
+  lineRaw = new Int32Array(1024);
   linePaid = new Float64Array(1024);
   linePremium = new Float64Array(1024);
   lineCarrier = new Int32Array(1024);
@@ -667,11 +681,8 @@ export class Collected {
       this.counts.duplicateScheduleRows++;
       return;
     }
-    const fk = firmKey(f.name);
-    if (!fk) return;
     const foreign = !f.address1 && !!f.foreignAddress1;
     const a = foreign ? { address1: '', address2: '', city: '', state: '', zip: '' } : { address1: f.address1, address2: f.address2, city: f.city, state: f.state, zip: f.zip };
-    const ok = officeKey(fk, a);
     const contract = this.contractIndex(slot, f.formId, false);
     const i = this.nLines++;
     if (i >= this.lineSlot.length) {
@@ -680,10 +691,12 @@ export class Collected {
       }
     }
     this.lineSlot[i] = slot;
-    this.lineFirm[i] = this.strings.id(fk);
-    this.lineOffice[i] = ok ? this.strings.id(ok) : -1;
+    this.lineFirm[i] = -1;
+    this.lineOffice[i] = -1;
+    this.lineAgent[i] = -1;
     this.lineName[i] = this.strings.id(f.name);
-    this.lineAddress[i] = ok ? this.strings.id(`${a.city.trim().toUpperCase()}|${a.state.trim().toUpperCase()}|${zip5(a.zip)}|${a.address1}`) : -1;
+    this.lineAddress[i] = this.strings.id(`${a.city.trim().toUpperCase()}|${a.state.trim().toUpperCase()}|${zip5(a.zip)}|${a.address1}`);
+    this.lineRaw[i] = this.strings.id([f.name, a.address1, a.address2, a.city, a.state, a.zip].join(RAW_SEP));
     this.linePaid[i] = (amount(f.commissions) ?? 0) + (amount(f.fees) ?? 0);
     this.linePremium[i] = contract === undefined ? 0 : this.contractPremium[contract];
     this.lineCarrier[i] = contract === undefined ? -1 : this.contractCarrier[contract];
@@ -708,8 +721,54 @@ export class Collected {
     this.contractKind = new Int32Array(0);
     this.seenLines = null;
     this.oddSeenLines.clear();
+    this.resolveLines();
     this.orphans.clear();
     this.flush();
+  }
+
+  /**
+   * Firms, offices and agents of the Part I lines, resolved over the distinct lines at once
+   * (name and geography evidence: broker-resolution.ts). A placeholder (NONE, N/A) has no firm;
+   * an agent counts for the firm whose office shares the agent's address, else for an agency
+   * of its own (the agent's name in the agent's city), and becomes a contact at that office.
+   */
+  private resolveLines(): void {
+    const distinct = new Map<number, number>();
+    for (let i = 0; i < this.nLines; i++) if (!distinct.has(this.lineRaw[i])) distinct.set(this.lineRaw[i], distinct.size);
+    const raws = [...distinct.keys()];
+    const lines: BrokerLine[] = raws.map((id) => {
+      const [name, address1, address2, city, state, zip] = this.strings.list[id].split(RAW_SEP);
+      return { name, address1, address2, city, state, zip };
+    });
+    const resolved = resolveBrokers(lines);
+    const firm = new Int32Array(raws.length);
+    const office = new Int32Array(raws.length);
+    const agent = new Int32Array(raws.length);
+    resolved.forEach((r, k) => {
+      const l = lines[k];
+      firm[k] = office[k] = agent[k] = -1;
+      if (r.kind === 'placeholder' || (!r.firm && r.kind === 'firm')) return;
+      let fk = r.firm;
+      let ok = r.office;
+      if (r.kind === 'agent') {
+        agent[k] = this.strings.id(l.name);
+        if (!fk) {
+          // An independent agent: an agency of its own in its city (never one firm nationwide for a common name).
+          fk = `agent:${l.name.trim().toUpperCase().replace(/\s+/g, ' ')}|${l.state.trim().toUpperCase()}|${l.city.trim().toUpperCase()}`;
+          ok = ok === null ? null : `${fk}${ok}`;
+        }
+      }
+      firm[k] = this.strings.id(fk);
+      office[k] = ok === null ? -1 : this.strings.id(ok);
+    });
+    for (let i = 0; i < this.nLines; i++) {
+      const k = distinct.get(this.lineRaw[i]) as number;
+      this.lineFirm[i] = firm[k];
+      this.lineOffice[i] = office[k];
+      this.lineAgent[i] = agent[k];
+      if (firm[k] < 0) this.counts.placeholderLines++;
+      if (agent[k] >= 0) this.counts.agentLines++;
+    }
   }
 
   /** The carrier names (string ids) of a slot's contracts, in file order. */

@@ -258,4 +258,33 @@ test('item 9: a chargeback (negative commission) never makes a negative figure',
   assert.is(out.offices.length, 1, 'the office is kept');
 });
 
+test('item 7: firms resolved on name and geography; an individual agent is a contact at the office, a placeholder is no one', () => {
+  const w = world();
+  const lines: Record<string, string>[] = [
+    { INS_BROKER_NAME: 'ARTHUR J. GALLAGHER & CO.', INS_BROKER_US_ADDRESS1: '2850 GOLF RD', INS_BROKER_US_CITY: 'ROLLING MEADOWS', INS_BROKER_US_STATE: 'IL', INS_BROKER_US_ZIP: '60008' },
+    { INS_BROKER_NAME: 'ARTHUR J GALLAGHER', INS_BROKER_US_ADDRESS1: '2850 GOLF ROAD', INS_BROKER_US_CITY: 'ROLLING MEADOWS', INS_BROKER_US_STATE: 'IL', INS_BROKER_US_ZIP: '60008-4050' },
+    { INS_BROKER_NAME: 'JOHN SMITH', INS_BROKER_US_ADDRESS1: '2850 GOLF RD', INS_BROKER_US_CITY: 'ROLLING MEADOWS', INS_BROKER_US_STATE: 'IL', INS_BROKER_US_ZIP: '60008' },
+    { INS_BROKER_NAME: 'SMITH INSURANCE AGENCY', INS_BROKER_US_ADDRESS1: '12 MAIN ST', INS_BROKER_US_CITY: 'AUSTIN', INS_BROKER_US_STATE: 'TX', INS_BROKER_US_ZIP: '78701' },
+    { INS_BROKER_NAME: 'SMITH INSURANCE AGENCY', INS_BROKER_US_ADDRESS1: '400 OAK AVE', INS_BROKER_US_CITY: 'DAYTON', INS_BROKER_US_STATE: 'OH', INS_BROKER_US_ZIP: '45402' },
+    { INS_BROKER_NAME: 'NONE', INS_BROKER_US_ADDRESS1: '', INS_BROKER_US_CITY: '', INS_BROKER_US_STATE: '', INS_BROKER_US_ZIP: '' },
+  ];
+  lines.forEach((cols, i) => {
+    const ack = w.filing({ SPONS_DFE_EIN: String(340000000 + i), TYPE_WELFARE_BNFT_CODE: '4A', FORM_PLAN_YEAR_BEGIN_DATE: '2024-01-01' });
+    medicalContract(w, ack, '1');
+    // The medical contract's own line is BUCKEYE's; this one is the case under test.
+    w.line(ack, { FORM_ID: '1', ROW_ORDER: '2', INS_BROKER_COMM_PD_AMT: '1000', INS_BROKER_CODE: '3', ...cols });
+  });
+  const out = w.build();
+  const names = out.brokers.map((b) => String(b.broker_name)).sort();
+  assert.equal(names.filter((n) => /GALLAGHER/.test(n)).length, 1, `one Gallagher firm: ${names.join(' / ')}`);
+  assert.equal(names.filter((n) => n === 'SMITH INSURANCE AGENCY').length, 2, 'two unrelated agencies that share a name');
+  assert.ok(!names.includes('JOHN SMITH') && !names.includes('NONE'), names.join(' / '));
+  const gallagher = out.offices.filter((o) => /GALLAGHER/.test(String(o.office_name)));
+  assert.is(gallagher.length, 1, 'one office for the address written two ways');
+  const agent = out.personnel.find((p) => p.form5500_role === 'Agent');
+  assert.ok(agent, 'the agent is a contact');
+  assert.equal([agent?.first_name, agent?.last_name, agent?.lead_type, agent?.broker_office_id], ['John', 'Smith', 'broker', gallagher[0].id]);
+  assert.is(gallagher[0].total_commissions, 3000, 'the agent\'s commission counts for the office');
+});
+
 test.run();
