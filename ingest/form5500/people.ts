@@ -127,5 +127,8 @@ export function splitPersonName(raw: string): PersonName | null {
   const lastInitial = shaped.reduce((at, w, i) => (i >= 1 && isInitial(w) ? i : at), -1);
   if (lastInitial >= 1 && n - 1 - lastInitial >= 2 && lastInitial + 1 < start) start = lastInitial + 1;
   const firstAt = isInitial(shaped[0]) && start > 1 && !isInitial(shaped[1]) && !PARTICLES.has(key(shaped[1])) ? 1 : 0;
-  return { first: shaped[firstAt].replace(/\.$/, ''), last: shaped.slice(start).join(' '), full: shaped.join(' ') };
+  const last = shaped.slice(start).join(' ');
+  // A first name and an initial ("DONALD R", a signature cut after the middle initial) is not a full name.
+  if (isInitial(last) || last.replace(/[^\p{L}]/gu, '').length < 2) return null;
+  return { first: shaped[firstAt].replace(/\.$/, ''), last, full: shaped.join(' ') };
 }

@@ -274,12 +274,10 @@ test('real filings: contacts are people named on the filing, never a title, a si
   }
 });
 
-// Skipped: the importer makes a contact whose last name is a lone initial. On the real rows,
-// ACK_ID 20180226155540P030104270935001 (LAW OFFICES OF DONALD R. WARREN, EIN 752655453) has
+// On the real rows, ACK_ID 20180226155540P030104270935001 (LAW OFFICES OF DONALD R. WARREN) has
 // ADMIN_SIGNED_NAME and SPONS_SIGNED_NAME "DONALD R" (the signer's name cut after the middle
-// initial): expected no contact (a first name and an initial is not a full name), actual a
-// contact first_name "Donald", last_name "R". Unskip when people.ts refuses a one-letter surname.
-test.skip('real filings: no contact\'s last name is a lone initial', async () => {
+// initial): a first name and an initial is not a full name, so no contact (it made "Donald" "R").
+test('real filings: no contact\'s last name is a lone initial', async () => {
   const b = await buildReal();
   for (const contact of b.contacts) {
     assert.ok(fold(String(contact.last_name)).replace(/ /g, '').length > 1, `${ackOf(contact.source_record)}: ${contact.full_name}: last name "${contact.last_name}"`);
