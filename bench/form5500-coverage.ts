@@ -1,6 +1,6 @@
 /**
  * The coverage table of the Form 5500 import: `npm run coverage:form5500 -- [--years 2023]
- * [--scale 0.02] [--seed 42] [--today YYYY-MM-DD] [INPUT...]`.
+ * [--scale 0.02] [--seed 42] [--today YYYY-MM-DD] [--variety real|default] [INPUT...]`.
  *
  * Reads the DOL datasets (the inputs given, else a year generated in the exact DOL layout at
  * the scale given, zipped as the DOL publishes them), resolves them exactly as
@@ -21,7 +21,10 @@ import { findDatasetFiles, readDataset } from '../ingest/form5500/read.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { years: { type: 'string', default: '2023' }, scale: { type: 'string', default: '0.02' }, seed: { type: 'string', default: '42' }, today: { type: 'string', default: new Date().toISOString().slice(0, 10) } },
+  options: {
+    years: { type: 'string', default: '2023' }, scale: { type: 'string', default: '0.02' }, seed: { type: 'string', default: '42' },
+    today: { type: 'string', default: new Date().toISOString().slice(0, 10) }, variety: { type: 'string', default: 'real' },
+  },
 });
 
 const has = (v: unknown) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0);
@@ -30,13 +33,14 @@ async function main(): Promise<void> {
   const dir = positionals.length ? null : await mkdtemp(join(tmpdir(), 'bintel-f5500-coverage-'));
   const c = emptyCollected();
   try {
-    if (dir) await generateForm5500({ out: dir, years: args.years.split(',').map(Number), scale: Number(args.scale), seed: Number(args.seed), zip: true });
+    if (args.variety !== 'real' && args.variety !== 'default') throw new Error(`--variety is real or default, got ${args.variety}`);
+    if (dir) await generateForm5500({ out: dir, years: args.years.split(',').map(Number), scale: Number(args.scale), seed: Number(args.seed), zip: true, variety: args.variety });
     const found = await findDatasetFiles(dir ? [dir] : positionals);
     const files = [...found.files].sort((a, b) => DATASETS.indexOf(a.dataset) - DATASETS.indexOf(b.dataset) || a.year - b.year);
     for (const file of files) for await (const batch of readDataset(file, () => {})) for (const r of batch) ADD[file.dataset](c, file.dataset, file.year, r.facts);
     c.endReading();
     const built = buildAll(c, args.today);
-    const source = dir ? `generated DOL-layout data, plan year(s) ${args.years}, scale ${args.scale}, seed ${args.seed}` : positionals.join(', ');
+    const source = dir ? `generated DOL-layout data (variety ${args.variety}), plan year(s) ${args.years}, scale ${args.scale}, seed ${args.seed}` : positionals.join(', ');
     process.stdout.write(`Coverage after a Form 5500 import (${source}; renewal window from ${args.today}): share of rows having each field.\n`);
     for (const name of ENTITY_NAMES) {
       const fields = csvFields(entity(name)).map((f) => f.name).filter((f) => f !== 'id');
