@@ -206,7 +206,7 @@ export function contactDocs(ein: string, companyId: string, filings: KeptFiling[
       out.set(key, {
         id: stableId('contact', `${ein}|${key}`), first_name: name.first, last_name: name.last, full_name: name.full, lead_type: 'company',
         company_id: companyId, form5500_role: role, phone_number: phone || null, last_updated_at: f.received || null,
-        source_record: `form5500:${f.dataset}:${f.year}:${f.ack}`, source_filings: [provenance(f)],
+        source_record: `form5500:${f.dataset}:${f.year}:${f.ack}`,
       });
     }
   }

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dataset } from './datasets.ts';
 import { SCH_A_BENEFITS, SCH_A_PENSION, SCH_A_WELFARE_OTHER } from './datasets.ts';
+import { STATE_CODES } from '../../mappings/reference.ts';
 import type { Facts } from './read.ts';
 import { resolveBrokers, type BrokerLine } from './broker-resolution.ts';
 import { zip5 } from './resolve.ts';
@@ -79,8 +80,21 @@ export function contractPremium(f: Facts): number {
 }
 const yes = (s: string) => s === '1' || s.toUpperCase() === 'Y';
 const digits = (s: string) => s.replace(/\D/g, '');
-/** The date part of a date or timestamp ("2024-07-12T10:15:32-0500" → "2024-07-12"); '' when not a date. */
-export const dateOf = (s: string) => (/^\d{4}-\d{2}-\d{2}/.test(s) ? s.slice(0, 10) : '');
+/** The date part of a date or timestamp ("2024-07-12T10:15:32-0500" → "2024-07-12"); '' when not a date (month 1-12, day 1-31). */
+export const dateOf = (s: string) => (/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])/.test(s) ? s.slice(0, 10) : '');
+
+const STATES = new Set(STATE_CODES);
+/** A USPS state code, upper case; '' for anything else (a typo would make the row fail validation, and its children with it). */
+export const stateOf = (s: string) => {
+  const v = (s ?? '').trim().toUpperCase();
+  return STATES.has(v) ? v : '';
+};
+
+/** A plan year within what the DOL's forms allow (1975 to the file's year plus one); else the file's year. */
+const planYear = (begin: string, fileYear: number) => {
+  const y = begin ? Number(begin.slice(0, 4)) : 0;
+  return y >= 1975 && y <= fileYear + 1 ? y : fileYear;
+};
 
 /** A count or amount that cannot be negative: negative values are filing errors, read as unknown. */
 const count = (s: string): number | null => {
@@ -96,8 +110,8 @@ const count = (s: string): number | null => {
 function addressOf(f: Facts): Pick<Filing, 'street' | 'city' | 'state' | 'zip'> {
   const loc = !!f.locCity?.trim();
   return loc
-    ? { street: f.locAddress1 ?? '', city: f.locCity, state: (f.locState ?? '').toUpperCase(), zip: f.locZip ?? '' }
-    : { street: f.mailAddress1, city: f.mailCity, state: f.mailState.toUpperCase(), zip: f.mailZip };
+    ? { street: f.locAddress1 ?? '', city: f.locCity, state: stateOf(f.locState ?? ''), zip: f.locZip ?? '' }
+    : { street: f.mailAddress1, city: f.mailCity, state: stateOf(f.mailState), zip: f.mailZip };
 }
 
 export function filingOf(dataset: Dataset, year: number, f: Facts): Filing {
@@ -105,7 +119,7 @@ export function filingOf(dataset: Dataset, year: number, f: Facts): Filing {
   const final = yes(f.final ?? '');
   const active = count(f.activeEoy) ?? count(f.activeBoy);
   return {
-    ack: f.ack, dataset, year: begin ? Number(begin.slice(0, 4)) : year, fileYear: year, ein: digits(f.ein), planNum: f.planNum, planName: f.planName,
+    ack: f.ack, dataset, year: planYear(begin, year), fileYear: year, ein: digits(f.ein), planNum: f.planNum, planName: f.planName,
     sponsorName: f.sponsorName, dbaName: f.dbaName ?? '', entityCode: f.entityCode ?? '', ...addressOf(f),
     phone: f.phone, businessCode: f.businessCode, participants: count(f.participantsBoy), active: final && active === 0 ? null : active,
     pensionCodes: f.pensionCodes, welfareCodes: f.welfareCodes,
@@ -682,7 +696,7 @@ export class Collected {
       return;
     }
     const foreign = !f.address1 && !!f.foreignAddress1;
-    const a = foreign ? { address1: '', address2: '', city: '', state: '', zip: '' } : { address1: f.address1, address2: f.address2, city: f.city, state: f.state, zip: f.zip };
+    const a = foreign ? { address1: '', address2: '', city: '', state: '', zip: '' } : { address1: f.address1, address2: f.address2, city: f.city, state: stateOf(f.state), zip: f.zip };
     const contract = this.contractIndex(slot, f.formId, false);
     const i = this.nLines++;
     if (i >= this.lineSlot.length) {

@@ -7,6 +7,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { companyOf, world } from '../helpers/form5500-world.ts';
+import { csvFields, entity } from '../../mappings/index.ts';
+import type { EntityName } from '../../mappings/types.ts';
+import { isRejected, prepareRow } from '../../ingest/transform.ts';
 
 const EIN = '311234567';
 
@@ -285,6 +288,29 @@ test('item 7: firms resolved on name and geography; an individual agent is a con
   assert.ok(agent, 'the agent is a contact');
   assert.equal([agent?.first_name, agent?.last_name, agent?.lead_type, agent?.broker_office_id], ['John', 'Smith', 'broker', gallagher[0].id]);
   assert.is(gallagher[0].total_commissions, 3000, 'the agent\'s commission counts for the office');
+});
+
+test('item 9: odd figures as filers write them never make a row the load rejects (so no child is lost with its parent)', () => {
+  const w = world();
+  const ack = w.filing({
+    SPONS_DFE_EIN: EIN, TYPE_WELFARE_BNFT_CODE: '4A', FORM_PLAN_YEAR_BEGIN_DATE: '0204-01-01', SPONS_DFE_MAIL_US_STATE: 'XX', SPONS_DFE_MAIL_US_CITY: 'DAYTON',
+    TOT_PARTCP_BOY_CNT: '-12', TOT_ACTIVE_PARTCP_CNT: '-3', ADMIN_SIGNED_NAME: 'JANE DOE',
+  });
+  w.contract(ack, { FORM_ID: '1', INS_CARRIER_NAME: 'AETNA', WLFR_BNFT_HEALTH_IND: '1', WLFR_TOT_CHARGES_PAID_AMT: '-5000', INS_BROKER_COMM_TOT_AMT: '-900', INS_POLICY_FROM_DATE: '2024-13-45' });
+  w.line(ack, { FORM_ID: '1', INS_BROKER_NAME: 'ODD STATE AGENCY LLC', INS_BROKER_US_ADDRESS1: '1 MAIN ST', INS_BROKER_US_CITY: 'DAYTON', INS_BROKER_US_STATE: 'ZZ', INS_BROKER_US_ZIP: '4540', INS_BROKER_COMM_PD_AMT: '-900', INS_BROKER_CODE: 'X' });
+  const out = w.build();
+  const rows: [EntityName, typeof out.companies][] = [['brokers', out.brokers], ['broker-offices', out.offices], ['companies', out.companies], ['personnel', out.personnel]];
+  for (const [name, docs] of rows) {
+    assert.ok(docs.length > 0, `${name} built`);
+    const def = entity(name);
+    const fields = csvFields(def);
+    docs.forEach((doc, i) => {
+      const r = prepareRow(def, { row: i + 1, line: 0, values: doc }, fields);
+      assert.ok(!isRejected(r), `${name} row ${i + 1} rejected: ${isRejected(r) ? JSON.stringify(r.issues) : ''}`);
+    });
+  }
+  assert.is(companyOf(out, EIN).state, null, 'a state that is no USPS code is unknown');
+  assert.is(companyOf(out, EIN).filing_year, 2024, 'a plan year out of range is the file\'s year');
 });
 
 test.run();
