@@ -298,6 +298,7 @@ test('item 9: odd figures as filers write them never make a row the load rejects
   });
   w.contract(ack, { FORM_ID: '1', INS_CARRIER_NAME: 'AETNA', WLFR_BNFT_HEALTH_IND: '1', WLFR_TOT_CHARGES_PAID_AMT: '-5000', INS_BROKER_COMM_TOT_AMT: '-900', INS_POLICY_FROM_DATE: '2024-13-45' });
   w.line(ack, { FORM_ID: '1', INS_BROKER_NAME: 'ODD STATE AGENCY LLC', INS_BROKER_US_ADDRESS1: '1 MAIN ST', INS_BROKER_US_CITY: 'DAYTON', INS_BROKER_US_STATE: 'ZZ', INS_BROKER_US_ZIP: '4540', INS_BROKER_COMM_PD_AMT: '-900', INS_BROKER_CODE: 'X' });
+  w.line(ack, { FORM_ID: '1', ROW_ORDER: '9', INS_BROKER_NAME: 'ODD ZIP AGENCY LLC', INS_BROKER_US_ADDRESS1: '9 ELM ST', INS_BROKER_US_CITY: 'dayton', INS_BROKER_US_STATE: 'oh', INS_BROKER_US_ZIP: '4540', INS_BROKER_COMM_PD_AMT: '-10', INS_BROKER_CODE: '3' });
   const out = w.build();
   const rows: [EntityName, typeof out.companies][] = [['brokers', out.brokers], ['broker-offices', out.offices], ['companies', out.companies], ['personnel', out.personnel]];
   for (const [name, docs] of rows) {
