@@ -36,7 +36,8 @@ export const companies = defineEntity({
   price: { basic: 250, advanced: 1000 },
   filters: [
     ...COMPANY_SIDE.map((x) => (x.param === 'broker_office' ? filter('broker_office', 'id_or_name', ['broker_office_ids', 'broker_offices']) : x)),
-    filter('filing_year', 'year_or_latest', 'plan_years'),
+    // plan_years matches; filing_year (advanced tier) makes it an advanced filter.
+    filter('filing_year', 'year_or_latest', ['plan_years', 'filing_year']),
     filter('plan_entity', 'terms', 'plan_entity', { values: PLAN_ENTITIES }),
     filter('asset_tiers_401k', 'terms', 'asset_tier_401k', { values: labels(ASSET_TIERS_401K) }),
     filter('broker_office_ids', 'terms', 'broker_office_ids'),

@@ -35,7 +35,7 @@ export const personnel = defineEntity({
   ownGeo: { states: 'person_states', dmas: 'person_dmas', mode: 'person_geo_mode', fields: { state: 'person_state', dma: 'person_dma' } },
   filters: [
     ...COMPANY_SIDE,
-    filter('filing_year', 'year_or_latest', 'plan_years'),
+    filter('filing_year', 'year_or_latest', ['plan_years', 'filing_year']),
     filter('seniority', 'terms', 'seniority_levels', { values: SENIORITIES }),
     filter('job_function', 'terms', 'job_function', { values: JOB_FUNCTIONS }),
     filter('job_title', 'text', 'title'),

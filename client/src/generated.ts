@@ -157,8 +157,12 @@ export type BrokersRow = {
   commission_growth?: number | null;
   /** Client-count band */
   client_count_band?: string | null;
+  /** welfare (Schedule A health and welfare contracts) and/or retirement (pension contracts) */
+  lines_of_business?: (Array<"welfare" | "retirement">) | null;
+  /** How the filers described the broker (Schedule A Part I code), e.g. insurance agent or broker */
+  broker_codes?: string[] | null;
   /** Signals on the broker */
-  signals?: (Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">) | null;
+  signals?: (Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">) | null;
   /** When the upstream record last changed */
   last_updated_at?: string | null;
   /** Where the row comes from. */
@@ -212,8 +216,12 @@ export type BrokerOfficesRow = {
   client_count_band?: string | null;
   /** Commission tier */
   commission_tier?: string | null;
+  /** welfare (Schedule A health and welfare contracts) and/or retirement (pension contracts) */
+  lines_of_business?: (Array<"welfare" | "retirement">) | null;
+  /** How the filers described the broker (Schedule A Part I code), e.g. insurance agent or broker */
+  broker_codes?: string[] | null;
   /** Signals on the office */
-  signals?: (Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">) | null;
+  signals?: (Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">) | null;
   /** When the upstream record last changed */
   last_updated_at?: string | null;
   /** Where the row comes from. */
@@ -229,6 +237,8 @@ export type CompaniesRow = {
   id: string | null;
   /** Plan sponsor name */
   company_name?: string | null;
+  /** Doing-business-as name of the sponsor (line 1a), searched as an alternate name */
+  dba_name?: string | null;
   /** Employer identification number, 9 digits */
   ein?: string | null;
   /** Company website */
@@ -259,6 +269,8 @@ export type CompaniesRow = {
   form_type?: "5500" | "5500-SF" | null;
   /** Plan year of the latest filing */
   filing_year?: number | null;
+  /** single-employer, multiemployer or multiple-employer (PEO, MEWA) plan sponsor */
+  plan_entity?: "single-employer" | "multiemployer" | "multiple-employer" | null;
   /** Annual premiums across Schedule A contracts, dollars */
   total_premiums?: number | null;
   /** Employees */
@@ -271,6 +283,8 @@ export type CompaniesRow = {
   participant_growth?: number | null;
   /** Self-Funded or Fully Insured */
   funding_status?: "Self-Funded" | "Fully Insured" | null;
+  /** Funding per benefit, e.g. "Medical: Self-Funded" */
+  funding_by_benefit?: string[] | null;
   /** Month the plan renews */
   renewal_month?: "January" | "February" | "March" | "April" | "May" | "June" | "July" | "August" | "September" | "October" | "November" | "December" | null;
   /** Insurance lines on Schedule A */
@@ -298,9 +312,11 @@ export type CompaniesRow = {
   /** Premium tier */
   premium_tier?: string | null;
   /** Signals on the company */
-  signals?: (Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">) | null;
+  signals?: (Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">) | null;
   /** When the upstream record last changed */
   last_updated_at?: string | null;
+  /** Every filing the row was built from: form5500:<dataset>:<plan year>:<ACK_ID>:<file> */
+  source_filings?: string[] | null;
   /** Where the row comes from. */
   lead_source?: ({
     source?: string;
@@ -613,7 +629,7 @@ export interface GetCompaniesLookupQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "dba_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "plan_entity" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "funding_by_benefit" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "source_filings" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Estimate rows and credits without reading or charging (meta only). */
@@ -631,7 +647,7 @@ export interface GetBrokersLookupQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "lines_of_business" | "broker_codes" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Estimate rows and credits without reading or charging (meta only). */
@@ -645,7 +661,7 @@ export interface PostCompaniesBatchQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "dba_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "plan_entity" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "funding_by_benefit" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "source_filings" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Estimate rows and credits without reading or charging (meta only). */
@@ -693,7 +709,7 @@ export interface GetBrokersQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "lines_of_business" | "broker_codes" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Only the total (meta.total_count), no rows; costs nothing. */
@@ -705,7 +721,7 @@ export interface GetBrokersQuery {
   /** Fuzzy search over the resource's name fields. */
   search?: string;
   /** Rows carrying any (signal_match=any) or all of these signals; each adds its price per row. */
-  signals?: Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
+  signals?: Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
   /** Whether a row needs any or all of `signals`. */
   signal_match?: "any" | "all";
   /** USPS state codes, comma-separated. */
@@ -718,7 +734,7 @@ export interface GetBrokersQuery {
   tags?: string[];
   /** Rows by their place in the organization's CRMs, comma-separated. */
   crm_status?: Array<"in_hubspot" | "in_salesforce" | "in_both" | "not_in_crm">;
-  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: broker_name, website, hq_city, hq_state, hq_dma, phone_number, brokerage_class, total_clients, total_offices, total_commissions, total_premiums, commission_growth, client_count_band. */
+  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: broker_name, website, hq_city, hq_state, hq_dma, phone_number, brokerage_class, total_clients, total_offices, total_commissions, total_premiums, commission_growth, client_count_band, lines_of_business, broker_codes. */
   cf?: {
     /** Brokerage name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
     broker_name?: string;
@@ -746,8 +762,12 @@ export interface GetBrokersQuery {
     commission_growth?: string;
     /** Client-count band Exact values, comma-separated. */
     client_count_band?: string;
+    /** welfare (Schedule A health and welfare contracts) and/or retirement (pension contracts) Exact values, comma-separated. */
+    lines_of_business?: string;
+    /** How the filers described the broker (Schedule A Part I code), e.g. insurance agent or broker Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
+    broker_codes?: string;
   };
-  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: website, broker_linkedin, hq_city, hq_state, hq_dma, phone_number, brokerage_class, total_clients, total_offices, total_commissions, total_premiums, commission_growth, client_count_band, signals. */
+  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: website, broker_linkedin, hq_city, hq_state, hq_dma, phone_number, brokerage_class, total_clients, total_offices, total_commissions, total_premiums, commission_growth, client_count_band, lines_of_business, broker_codes, signals. */
   eb?: {
     website?: "true";
     broker_linkedin?: "true";
@@ -762,6 +782,8 @@ export interface GetBrokersQuery {
     total_premiums?: "true";
     commission_growth?: "true";
     client_count_band?: "true";
+    lines_of_business?: "true";
+    broker_codes?: "true";
     signals?: "true";
   };
   /** Opaque cursor from meta.next_cursor: the next page of the same filters and sort. */
@@ -770,6 +792,8 @@ export interface GetBrokersQuery {
   explain?: boolean;
   /** A filing year, or latest (the default). Matches . */
   filing_year?: "latest";
+  /** Any of these values. Matches lines_of_business. */
+  lines_of_business?: Array<"welfare" | "retirement">;
   /** true or false (also 1/0). Matches long_tail. */
   long_tail?: boolean;
   /** Any of these values. Matches brokerage_class. */
@@ -783,7 +807,7 @@ export interface GetBrokersByIdQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "lines_of_business" | "broker_codes" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
 }
@@ -799,7 +823,7 @@ export interface GetBrokersExportCsvQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "broker_name" | "website" | "broker_linkedin" | "hq_city" | "hq_state" | "hq_dma" | "phone_number" | "brokerage_class" | "total_clients" | "total_offices" | "total_commissions" | "total_premiums" | "commission_growth" | "client_count_band" | "lines_of_business" | "broker_codes" | "signals" | "last_updated_at" | "lead_source">;
   /** A CSV is always flat: flat is accepted and changes nothing; json is 400 not_supported. */
   format?: "flat";
   /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). */
@@ -811,7 +835,7 @@ export interface GetBrokersExportCsvQuery {
   /** Fuzzy search over the resource's name fields. */
   search?: string;
   /** Rows carrying any (signal_match=any) or all of these signals; each adds its price per row. */
-  signals?: Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
+  signals?: Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
   /** Whether a row needs any or all of `signals`. */
   signal_match?: "any" | "all";
   /** USPS state codes, comma-separated. */
@@ -824,7 +848,7 @@ export interface GetBrokersExportCsvQuery {
   tags?: string[];
   /** Rows by their place in the organization's CRMs, comma-separated. */
   crm_status?: Array<"in_hubspot" | "in_salesforce" | "in_both" | "not_in_crm">;
-  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: broker_name, website, hq_city, hq_state, hq_dma, phone_number, brokerage_class, total_clients, total_offices, total_commissions, total_premiums, commission_growth, client_count_band. */
+  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: broker_name, website, hq_city, hq_state, hq_dma, phone_number, brokerage_class, total_clients, total_offices, total_commissions, total_premiums, commission_growth, client_count_band, lines_of_business, broker_codes. */
   cf?: {
     /** Brokerage name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
     broker_name?: string;
@@ -852,8 +876,12 @@ export interface GetBrokersExportCsvQuery {
     commission_growth?: string;
     /** Client-count band Exact values, comma-separated. */
     client_count_band?: string;
+    /** welfare (Schedule A health and welfare contracts) and/or retirement (pension contracts) Exact values, comma-separated. */
+    lines_of_business?: string;
+    /** How the filers described the broker (Schedule A Part I code), e.g. insurance agent or broker Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
+    broker_codes?: string;
   };
-  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: website, broker_linkedin, hq_city, hq_state, hq_dma, phone_number, brokerage_class, total_clients, total_offices, total_commissions, total_premiums, commission_growth, client_count_band, signals. */
+  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: website, broker_linkedin, hq_city, hq_state, hq_dma, phone_number, brokerage_class, total_clients, total_offices, total_commissions, total_premiums, commission_growth, client_count_band, lines_of_business, broker_codes, signals. */
   eb?: {
     website?: "true";
     broker_linkedin?: "true";
@@ -868,10 +896,14 @@ export interface GetBrokersExportCsvQuery {
     total_premiums?: "true";
     commission_growth?: "true";
     client_count_band?: "true";
+    lines_of_business?: "true";
+    broker_codes?: "true";
     signals?: "true";
   };
   /** A filing year, or latest (the default). Matches . */
   filing_year?: "latest";
+  /** Any of these values. Matches lines_of_business. */
+  lines_of_business?: Array<"welfare" | "retirement">;
   /** true or false (also 1/0). Matches long_tail. */
   long_tail?: boolean;
   /** Any of these values. Matches brokerage_class. */
@@ -909,7 +941,7 @@ export interface GetBrokerOfficesQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "office_name" | "broker_office_name" | "broker_id" | "broker_name" | "brokerage_class" | "website" | "city" | "state" | "zip" | "dma" | "phone_number" | "client_count" | "total_commissions" | "total_premiums" | "broker_commission_growth_pct" | "carriers" | "employee_coverage" | "industry_coverage" | "client_count_band" | "commission_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "office_name" | "broker_office_name" | "broker_id" | "broker_name" | "brokerage_class" | "website" | "city" | "state" | "zip" | "dma" | "phone_number" | "client_count" | "total_commissions" | "total_premiums" | "broker_commission_growth_pct" | "carriers" | "employee_coverage" | "industry_coverage" | "client_count_band" | "commission_tier" | "lines_of_business" | "broker_codes" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Only the total (meta.total_count), no rows; costs nothing. */
@@ -921,7 +953,7 @@ export interface GetBrokerOfficesQuery {
   /** Fuzzy search over the resource's name fields. */
   search?: string;
   /** Rows carrying any (signal_match=any) or all of these signals; each adds its price per row. */
-  signals?: Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
+  signals?: Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
   /** Whether a row needs any or all of `signals`. */
   signal_match?: "any" | "all";
   /** USPS state codes, comma-separated. */
@@ -934,7 +966,7 @@ export interface GetBrokerOfficesQuery {
   tags?: string[];
   /** Rows by their place in the organization's CRMs, comma-separated. */
   crm_status?: Array<"in_hubspot" | "in_salesforce" | "in_both" | "not_in_crm">;
-  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: office_name, broker_office_name, broker_name, brokerage_class, website, city, state, zip, dma, phone_number, client_count, total_commissions, total_premiums, broker_commission_growth_pct, carriers, employee_coverage, industry_coverage, client_count_band, commission_tier. */
+  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: office_name, broker_office_name, broker_name, brokerage_class, website, city, state, zip, dma, phone_number, client_count, total_commissions, total_premiums, broker_commission_growth_pct, carriers, employee_coverage, industry_coverage, client_count_band, commission_tier, lines_of_business, broker_codes. */
   cf?: {
     /** Office name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
     office_name?: string;
@@ -974,8 +1006,12 @@ export interface GetBrokerOfficesQuery {
     client_count_band?: string;
     /** Commission tier Exact values, comma-separated. */
     commission_tier?: string;
+    /** welfare (Schedule A health and welfare contracts) and/or retirement (pension contracts) Exact values, comma-separated. */
+    lines_of_business?: string;
+    /** How the filers described the broker (Schedule A Part I code), e.g. insurance agent or broker Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
+    broker_codes?: string;
   };
-  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: broker_name, brokerage_class, website, city, state, zip, dma, phone_number, client_count, total_commissions, total_premiums, broker_commission_growth_pct, carriers, employee_coverage, industry_coverage, client_count_band, commission_tier, signals. */
+  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: broker_name, brokerage_class, website, city, state, zip, dma, phone_number, client_count, total_commissions, total_premiums, broker_commission_growth_pct, carriers, employee_coverage, industry_coverage, client_count_band, commission_tier, lines_of_business, broker_codes, signals. */
   eb?: {
     broker_name?: "true";
     brokerage_class?: "true";
@@ -994,6 +1030,8 @@ export interface GetBrokerOfficesQuery {
     industry_coverage?: "true";
     client_count_band?: "true";
     commission_tier?: "true";
+    lines_of_business?: "true";
+    broker_codes?: "true";
     signals?: "true";
   };
   /** Opaque cursor from meta.next_cursor: the next page of the same filters and sort. */
@@ -1002,6 +1040,8 @@ export interface GetBrokerOfficesQuery {
   explain?: boolean;
   /** A filing year, or latest (the default). Matches . */
   filing_year?: "latest";
+  /** Any of these values. Matches lines_of_business. */
+  lines_of_business?: Array<"welfare" | "retirement">;
   /** true or false (also 1/0). Matches long_tail. */
   long_tail?: boolean;
   /** Any of these values. Matches broker_id. */
@@ -1027,7 +1067,7 @@ export interface GetBrokerOfficesByIdQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "office_name" | "broker_office_name" | "broker_id" | "broker_name" | "brokerage_class" | "website" | "city" | "state" | "zip" | "dma" | "phone_number" | "client_count" | "total_commissions" | "total_premiums" | "broker_commission_growth_pct" | "carriers" | "employee_coverage" | "industry_coverage" | "client_count_band" | "commission_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "office_name" | "broker_office_name" | "broker_id" | "broker_name" | "brokerage_class" | "website" | "city" | "state" | "zip" | "dma" | "phone_number" | "client_count" | "total_commissions" | "total_premiums" | "broker_commission_growth_pct" | "carriers" | "employee_coverage" | "industry_coverage" | "client_count_band" | "commission_tier" | "lines_of_business" | "broker_codes" | "signals" | "last_updated_at" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
 }
@@ -1043,7 +1083,7 @@ export interface GetBrokerOfficesExportCsvQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "office_name" | "broker_office_name" | "broker_id" | "broker_name" | "brokerage_class" | "website" | "city" | "state" | "zip" | "dma" | "phone_number" | "client_count" | "total_commissions" | "total_premiums" | "broker_commission_growth_pct" | "carriers" | "employee_coverage" | "industry_coverage" | "client_count_band" | "commission_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "office_name" | "broker_office_name" | "broker_id" | "broker_name" | "brokerage_class" | "website" | "city" | "state" | "zip" | "dma" | "phone_number" | "client_count" | "total_commissions" | "total_premiums" | "broker_commission_growth_pct" | "carriers" | "employee_coverage" | "industry_coverage" | "client_count_band" | "commission_tier" | "lines_of_business" | "broker_codes" | "signals" | "last_updated_at" | "lead_source">;
   /** A CSV is always flat: flat is accepted and changes nothing; json is 400 not_supported. */
   format?: "flat";
   /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). */
@@ -1055,7 +1095,7 @@ export interface GetBrokerOfficesExportCsvQuery {
   /** Fuzzy search over the resource's name fields. */
   search?: string;
   /** Rows carrying any (signal_match=any) or all of these signals; each adds its price per row. */
-  signals?: Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
+  signals?: Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
   /** Whether a row needs any or all of `signals`. */
   signal_match?: "any" | "all";
   /** USPS state codes, comma-separated. */
@@ -1068,7 +1108,7 @@ export interface GetBrokerOfficesExportCsvQuery {
   tags?: string[];
   /** Rows by their place in the organization's CRMs, comma-separated. */
   crm_status?: Array<"in_hubspot" | "in_salesforce" | "in_both" | "not_in_crm">;
-  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: office_name, broker_office_name, broker_name, brokerage_class, website, city, state, zip, dma, phone_number, client_count, total_commissions, total_premiums, broker_commission_growth_pct, carriers, employee_coverage, industry_coverage, client_count_band, commission_tier. */
+  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: office_name, broker_office_name, broker_name, brokerage_class, website, city, state, zip, dma, phone_number, client_count, total_commissions, total_premiums, broker_commission_growth_pct, carriers, employee_coverage, industry_coverage, client_count_band, commission_tier, lines_of_business, broker_codes. */
   cf?: {
     /** Office name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
     office_name?: string;
@@ -1108,8 +1148,12 @@ export interface GetBrokerOfficesExportCsvQuery {
     client_count_band?: string;
     /** Commission tier Exact values, comma-separated. */
     commission_tier?: string;
+    /** welfare (Schedule A health and welfare contracts) and/or retirement (pension contracts) Exact values, comma-separated. */
+    lines_of_business?: string;
+    /** How the filers described the broker (Schedule A Part I code), e.g. insurance agent or broker Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
+    broker_codes?: string;
   };
-  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: broker_name, brokerage_class, website, city, state, zip, dma, phone_number, client_count, total_commissions, total_premiums, broker_commission_growth_pct, carriers, employee_coverage, industry_coverage, client_count_band, commission_tier, signals. */
+  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: broker_name, brokerage_class, website, city, state, zip, dma, phone_number, client_count, total_commissions, total_premiums, broker_commission_growth_pct, carriers, employee_coverage, industry_coverage, client_count_band, commission_tier, lines_of_business, broker_codes, signals. */
   eb?: {
     broker_name?: "true";
     brokerage_class?: "true";
@@ -1128,10 +1172,14 @@ export interface GetBrokerOfficesExportCsvQuery {
     industry_coverage?: "true";
     client_count_band?: "true";
     commission_tier?: "true";
+    lines_of_business?: "true";
+    broker_codes?: "true";
     signals?: "true";
   };
   /** A filing year, or latest (the default). Matches . */
   filing_year?: "latest";
+  /** Any of these values. Matches lines_of_business. */
+  lines_of_business?: Array<"welfare" | "retirement">;
   /** true or false (also 1/0). Matches long_tail. */
   long_tail?: boolean;
   /** Any of these values. Matches broker_id. */
@@ -1181,7 +1229,7 @@ export interface GetCompaniesQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "dba_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "plan_entity" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "funding_by_benefit" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "source_filings" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
   /** Only the total (meta.total_count), no rows; costs nothing. */
@@ -1193,7 +1241,7 @@ export interface GetCompaniesQuery {
   /** Fuzzy search over the resource's name fields. */
   search?: string;
   /** Rows carrying any (signal_match=any) or all of these signals; each adds its price per row. */
-  signals?: Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
+  signals?: Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
   /** Whether a row needs any or all of `signals`. */
   signal_match?: "any" | "all";
   /** USPS state codes, comma-separated. */
@@ -1206,10 +1254,12 @@ export interface GetCompaniesQuery {
   tags?: string[];
   /** Rows by their place in the organization's CRMs, comma-separated. */
   crm_status?: Array<"in_hubspot" | "in_salesforce" | "in_both" | "not_in_crm">;
-  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: company_name, ein, website, domain, company_industry, naics_code, city, state, zip, dma, phone_number, admin_email, form_type, filing_year, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, primary_broker_office, primary_broker, brokers, relationship_density, employee_band, premium_tier. */
+  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: company_name, dba_name, ein, website, domain, company_industry, naics_code, city, state, zip, dma, phone_number, admin_email, form_type, filing_year, plan_entity, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, funding_by_benefit, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, primary_broker_office, primary_broker, brokers, relationship_density, employee_band, premium_tier. */
   cf?: {
     /** Plan sponsor name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
     company_name?: string;
+    /** Doing-business-as name of the sponsor (line 1a), searched as an alternate name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
+    dba_name?: string;
     /** Employer identification number, 9 digits Exact values, comma-separated. */
     ein?: string;
     /** Company website Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
@@ -1236,6 +1286,8 @@ export interface GetCompaniesQuery {
     form_type?: string;
     /** Plan year of the latest filing Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
     filing_year?: string;
+    /** single-employer, multiemployer or multiple-employer (PEO, MEWA) plan sponsor Exact values, comma-separated. */
+    plan_entity?: string;
     /** Annual premiums across Schedule A contracts, dollars Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
     total_premiums?: string;
     /** Employees Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
@@ -1248,6 +1300,8 @@ export interface GetCompaniesQuery {
     participant_growth?: string;
     /** Self-Funded or Fully Insured Exact values, comma-separated. */
     funding_status?: string;
+    /** Funding per benefit, e.g. "Medical: Self-Funded" Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
+    funding_by_benefit?: string;
     /** Month the plan renews Exact values, comma-separated. */
     renewal_month?: string;
     /** Insurance lines on Schedule A Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
@@ -1271,8 +1325,9 @@ export interface GetCompaniesQuery {
     /** Premium tier Exact values, comma-separated. */
     premium_tier?: string;
   };
-  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: ein, website, domain, company_industry, company_linkedin, city, state, zip, dma, phone_number, admin_email, plan_name, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, broker_office_ids, primary_broker_office_id, primary_broker_office, primary_broker, brokers, employee_band, premium_tier, signals. */
+  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: dba_name, ein, website, domain, company_industry, company_linkedin, city, state, zip, dma, phone_number, admin_email, plan_name, plan_entity, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, funding_by_benefit, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, broker_office_ids, primary_broker_office_id, primary_broker_office, primary_broker, brokers, employee_band, premium_tier, signals, source_filings. */
   eb?: {
+    dba_name?: "true";
     ein?: "true";
     website?: "true";
     domain?: "true";
@@ -1285,12 +1340,14 @@ export interface GetCompaniesQuery {
     phone_number?: "true";
     admin_email?: "true";
     plan_name?: "true";
+    plan_entity?: "true";
     total_premiums?: "true";
     total_number_of_employees?: "true";
     broker_commissions?: "true";
     participants?: "true";
     participant_growth?: "true";
     funding_status?: "true";
+    funding_by_benefit?: "true";
     renewal_month?: "true";
     benefit_types?: "true";
     carriers?: "true";
@@ -1304,6 +1361,7 @@ export interface GetCompaniesQuery {
     employee_band?: "true";
     premium_tier?: "true";
     signals?: "true";
+    source_filings?: "true";
   };
   /** Opaque cursor from meta.next_cursor: the next page of the same filters and sort. */
   cursor?: string;
@@ -1329,8 +1387,10 @@ export interface GetCompaniesQuery {
   carrier?: string[];
   /** Any of these values. Matches benefit_types. */
   benefit_type?: Array<"Medical" | "Dental" | "Vision" | "Life" | "Short-Term Disability" | "Long-Term Disability" | "Accident" | "Critical Illness" | "Stop-Loss" | "Prescription Drug" | "EAP" | "Hospital Indemnity">;
-  /** A filing year, or latest (the default). Matches filing_year. */
+  /** A filing year, or latest (the default). Matches plan_years, filing_year. */
   filing_year?: string;
+  /** Any of these values. Matches plan_entity. */
+  plan_entity?: Array<"single-employer" | "multiemployer" | "multiple-employer">;
   /** Any of these values. Matches asset_tier_401k. */
   asset_tiers_401k?: Array<"<1M" | "1M-5M" | "5M-25M" | "25M-100M" | "100M+">;
   /** Any of these values. Matches broker_office_ids. */
@@ -1356,7 +1416,7 @@ export interface GetCompaniesByIdQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "dba_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "plan_entity" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "funding_by_benefit" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "source_filings" | "lead_source">;
   /** json (nested) or flat (one level, dotted names). */
   format?: "json" | "flat";
 }
@@ -1372,7 +1432,7 @@ export interface GetCompaniesExportCsvQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
   mode?: "light" | "basic" | "full";
   /** Exactly these fields (and id), comma-separated; overrides mode. */
-  fields?: Array<"id" | "company_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "lead_source">;
+  fields?: Array<"id" | "company_name" | "dba_name" | "ein" | "website" | "domain" | "company_industry" | "naics_code" | "company_linkedin" | "city" | "state" | "zip" | "dma" | "phone_number" | "admin_email" | "plan_name" | "form_type" | "filing_year" | "plan_entity" | "total_premiums" | "total_number_of_employees" | "broker_commissions" | "participants" | "participant_growth" | "funding_status" | "funding_by_benefit" | "renewal_month" | "benefit_types" | "carriers" | "plan_assets_401k" | "asset_tier_401k" | "broker_office_ids" | "primary_broker_office_id" | "primary_broker_office" | "primary_broker" | "brokers" | "relationship_density" | "employee_band" | "premium_tier" | "signals" | "last_updated_at" | "source_filings" | "lead_source">;
   /** A CSV is always flat: flat is accepted and changes nothing; json is 400 not_supported. */
   format?: "flat";
   /** Not supported: 400 VALIDATION_ERROR, issue not_supported, whatever the value (a CSV has no meta to carry a count; the X-Total-Count header gives the total, the list with count_only=true the count alone). */
@@ -1384,7 +1444,7 @@ export interface GetCompaniesExportCsvQuery {
   /** Fuzzy search over the resource's name fields. */
   search?: string;
   /** Rows carrying any (signal_match=any) or all of these signals; each adds its price per row. */
-  signals?: Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
+  signals?: Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
   /** Whether a row needs any or all of `signals`. */
   signal_match?: "any" | "all";
   /** USPS state codes, comma-separated. */
@@ -1397,10 +1457,12 @@ export interface GetCompaniesExportCsvQuery {
   tags?: string[];
   /** Rows by their place in the organization's CRMs, comma-separated. */
   crm_status?: Array<"in_hubspot" | "in_salesforce" | "in_both" | "not_in_crm">;
-  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: company_name, ein, website, domain, company_industry, naics_code, city, state, zip, dma, phone_number, admin_email, form_type, filing_year, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, primary_broker_office, primary_broker, brokers, relationship_density, employee_band, premium_tier. */
+  /** Column filters, cf[column]=value (an empty value is 400 missing_value; advanced columns need an advanced key). Columns: company_name, dba_name, ein, website, domain, company_industry, naics_code, city, state, zip, dma, phone_number, admin_email, form_type, filing_year, plan_entity, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, funding_by_benefit, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, primary_broker_office, primary_broker, brokers, relationship_density, employee_band, premium_tier. */
   cf?: {
     /** Plan sponsor name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
     company_name?: string;
+    /** Doing-business-as name of the sponsor (line 1a), searched as an alternate name Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
+    dba_name?: string;
     /** Employer identification number, 9 digits Exact values, comma-separated. */
     ein?: string;
     /** Company website Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
@@ -1427,6 +1489,8 @@ export interface GetCompaniesExportCsvQuery {
     form_type?: string;
     /** Plan year of the latest filing Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
     filing_year?: string;
+    /** single-employer, multiemployer or multiple-employer (PEO, MEWA) plan sponsor Exact values, comma-separated. */
+    plan_entity?: string;
     /** Annual premiums across Schedule A contracts, dollars Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
     total_premiums?: string;
     /** Employees Numbers, comma-separated, each optionally gte:, gt:, lte: or lt: (e.g. gte:50,lte:500). */
@@ -1439,6 +1503,8 @@ export interface GetCompaniesExportCsvQuery {
     participant_growth?: string;
     /** Self-Funded or Fully Insured Exact values, comma-separated. */
     funding_status?: string;
+    /** Funding per benefit, e.g. "Medical: Self-Funded" Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
+    funding_by_benefit?: string;
     /** Month the plan renews Exact values, comma-separated. */
     renewal_month?: string;
     /** Insurance lines on Schedule A Case-insensitive substring; up to 50 comma-separated values of 200 characters. */
@@ -1462,8 +1528,9 @@ export interface GetCompaniesExportCsvQuery {
     /** Premium tier Exact values, comma-separated. */
     premium_tier?: string;
   };
-  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: ein, website, domain, company_industry, company_linkedin, city, state, zip, dma, phone_number, admin_email, plan_name, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, broker_office_ids, primary_broker_office_id, primary_broker_office, primary_broker, brokers, employee_band, premium_tier, signals. */
+  /** Exclude blanks, eb[column]=true (false is 400 invalid_value). Columns: dba_name, ein, website, domain, company_industry, company_linkedin, city, state, zip, dma, phone_number, admin_email, plan_name, plan_entity, total_premiums, total_number_of_employees, broker_commissions, participants, participant_growth, funding_status, funding_by_benefit, renewal_month, benefit_types, carriers, plan_assets_401k, asset_tier_401k, broker_office_ids, primary_broker_office_id, primary_broker_office, primary_broker, brokers, employee_band, premium_tier, signals, source_filings. */
   eb?: {
+    dba_name?: "true";
     ein?: "true";
     website?: "true";
     domain?: "true";
@@ -1476,12 +1543,14 @@ export interface GetCompaniesExportCsvQuery {
     phone_number?: "true";
     admin_email?: "true";
     plan_name?: "true";
+    plan_entity?: "true";
     total_premiums?: "true";
     total_number_of_employees?: "true";
     broker_commissions?: "true";
     participants?: "true";
     participant_growth?: "true";
     funding_status?: "true";
+    funding_by_benefit?: "true";
     renewal_month?: "true";
     benefit_types?: "true";
     carriers?: "true";
@@ -1495,6 +1564,7 @@ export interface GetCompaniesExportCsvQuery {
     employee_band?: "true";
     premium_tier?: "true";
     signals?: "true";
+    source_filings?: "true";
   };
   /** NAICS industry labels, comma-separated, each expanded over its category (GET /v1/filter-options/industries). Matches industry_path. */
   industries?: string[];
@@ -1516,8 +1586,10 @@ export interface GetCompaniesExportCsvQuery {
   carrier?: string[];
   /** Any of these values. Matches benefit_types. */
   benefit_type?: Array<"Medical" | "Dental" | "Vision" | "Life" | "Short-Term Disability" | "Long-Term Disability" | "Accident" | "Critical Illness" | "Stop-Loss" | "Prescription Drug" | "EAP" | "Hospital Indemnity">;
-  /** A filing year, or latest (the default). Matches filing_year. */
+  /** A filing year, or latest (the default). Matches plan_years, filing_year. */
   filing_year?: string;
+  /** Any of these values. Matches plan_entity. */
+  plan_entity?: Array<"single-employer" | "multiemployer" | "multiple-employer">;
   /** Any of these values. Matches asset_tier_401k. */
   asset_tiers_401k?: Array<"<1M" | "1M-5M" | "5M-25M" | "25M-100M" | "100M+">;
   /** Any of these values. Matches broker_office_ids. */
@@ -1579,7 +1651,7 @@ export interface GetPersonnelQuery {
   /** Fuzzy search over the resource's name fields. */
   search?: string;
   /** Rows carrying any (signal_match=any) or all of these signals; each adds its price per row. */
-  signals?: Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
+  signals?: Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
   /** Whether a row needs any or all of `signals`. */
   signal_match?: "any" | "all";
   /** USPS state codes, comma-separated. */
@@ -1694,7 +1766,7 @@ export interface GetPersonnelQuery {
   carrier?: string[];
   /** Any of these values. Matches benefit_types. */
   benefit_type?: Array<"Medical" | "Dental" | "Vision" | "Life" | "Short-Term Disability" | "Long-Term Disability" | "Accident" | "Critical Illness" | "Stop-Loss" | "Prescription Drug" | "EAP" | "Hospital Indemnity">;
-  /** A filing year, or latest (the default). Matches filing_year. */
+  /** A filing year, or latest (the default). Matches plan_years, filing_year. */
   filing_year?: string;
   /** Any of these values. Matches seniority_levels. */
   seniority?: Array<"C-suite" | "VP-Director" | "Mid-Level" | "Entry-Level">;
@@ -1763,7 +1835,7 @@ export interface GetPersonnelExportCsvQuery {
   /** Fuzzy search over the resource's name fields. */
   search?: string;
   /** Rows carrying any (signal_match=any) or all of these signals; each adds its price per row. */
-  signals?: Array<"new_filer" | "late_filer" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
+  signals?: Array<"new_filer" | "late_filer" | "plan_terminated" | "broker_change" | "carrier_change" | "funding_change" | "headcount_change" | "high_cost_plan" | "below_peer_growth" | "likely_to_switch" | "renewal_window">;
   /** Whether a row needs any or all of `signals`. */
   signal_match?: "any" | "all";
   /** USPS state codes, comma-separated. */
@@ -1874,7 +1946,7 @@ export interface GetPersonnelExportCsvQuery {
   carrier?: string[];
   /** Any of these values. Matches benefit_types. */
   benefit_type?: Array<"Medical" | "Dental" | "Vision" | "Life" | "Short-Term Disability" | "Long-Term Disability" | "Accident" | "Critical Illness" | "Stop-Loss" | "Prescription Drug" | "EAP" | "Hospital Indemnity">;
-  /** A filing year, or latest (the default). Matches filing_year. */
+  /** A filing year, or latest (the default). Matches plan_years, filing_year. */
   filing_year?: string;
   /** Any of these values. Matches seniority_levels. */
   seniority?: Array<"C-suite" | "VP-Director" | "Mid-Level" | "Entry-Level">;

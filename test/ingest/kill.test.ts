@@ -78,11 +78,11 @@ async function heldIngest(stdio: 'ignore' | 'pipe'): Promise<{ child: ReturnType
     env: { ...process.env, BINTEL_NAMESPACE: ns, ES_URL: proxy.url },
     stdio: ['ignore', stdio, stdio],
   });
-  await pollUntil(() => proxy.held > heldBefore, { what: 'the load held after its first bulk requests', timeoutMs: ROWS });
+  await pollUntil(() => proxy.held > heldBefore, { what: 'the load held after its first bulk requests', timeoutMs: 60_000 });
   const partial = await pollUntil(async () => {
     const loading = (await listVersions(es, ns, companies)).find((v) => !v.live && v.index > before);
     return loading && (await indexedSoFar(loading.index)) >= PARTIAL ? loading.index : '';
-  }, { what: `${PARTIAL} rows indexed into the new version` });
+  }, { what: `${PARTIAL} rows indexed into the new version`, timeoutMs: 60_000 });
   return { child, partial, before };
 }
 
