@@ -1,8 +1,8 @@
 /**
  * `bintel import form5500 DIR_OR_ZIP...`: read every dataset file of the inputs (streaming,
  * a progress line per file), resolve filings, contracts and broker lines into the four
- * resources, then load each through the existing ingest (a new version, one alias swap per
- * resource, the validation report), parents first.
+ * resources, then load each through the existing ingest into a new version (the validation
+ * report), parents first, and switch the four aliases in one request.
  */
 import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
@@ -11,8 +11,10 @@ import { ENTITY_NAMES, entity } from '../../mappings/index.ts';
 import type { Doc, EntityName } from '../../mappings/types.ts';
 import { ErrorReport } from '../error-report.ts';
 import { heapGuard } from '../memory.ts';
-import { EXIT, LoadAborted, type LoadSummary } from '../load.ts';
-import { namespaceFor, runLoad, withClient, type LoadFlags } from '../run.ts';
+import { EXIT, finishServed, LoadAborted, servedSummary, type LoadSummary } from '../load.ts';
+import { liveIndex, swapAliases } from '../indices.ts';
+import type { Es } from '../../core/adapters/es.ts';
+import { namespaceFor, runStage, withClient, type LoadFlags } from '../run.ts';
 import type { RawRow } from '../transform.ts';
 import { buildAll, type Built, type BuiltRows } from './build.ts';
 import { ADD, emptyCollected, type Collected } from './collect.ts';
@@ -26,6 +28,10 @@ export interface ImportFlags extends LoadFlags {
   today?: string;
   /** One line per file read and per resource loaded (default stderr); null for none. */
   log?: ((line: string) => void) | null;
+  /** Switch to a resource with no rows (else refused: an import of the short-form file alone would empty brokers and offices). */
+  allowEmpty?: boolean;
+  /** Replace rows that other sources loaded (a live index with rows whose source_record is not form5500:...; else refused). */
+  replaceOtherSources?: boolean;
 }
 
 export interface FileSummary {
@@ -114,6 +120,7 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
     if (missing.length) lacking.push(new MissingColumnsError(f.label, f.dataset, f.year, missing).message);
   }
   if (lacking.length) throw new LoadAborted(`columns missing, nothing imported:\n${lacking.join('\n')}`, EXIT.inputRefused);
+  await withClient(config, flags, (es) => refuseOtherSources(es, namespaceFor(config, flags.sandbox), flags.replaceOtherSources === true));
   const prefix = resolve(flags.errors ?? 'form5500-import');
   const damaged = damagedWriter(`${prefix}.damaged.csv`);
   const c = emptyCollected();
@@ -140,11 +147,8 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
         `${n(c.counts.pensionContracts)} pension contracts apart from welfare${c.counts.duplicateScheduleRows ? `, ${n(c.counts.duplicateScheduleRows)} schedule rows read twice counted once` : ''}): ` +
         `${n(built.counts.brokers)} brokers, ${n(built.counts.offices)} broker-offices, ${n(built.counts.sponsors)} companies; contacts as they load`,
     );
-    const loads = await withClient(config, flags, async (es) => {
-      const out: (LoadSummary & { report: string | null })[] = [];
-      for (const name of ENTITY_NAMES) out.push(await loadOne(config, es, flags, name, built[name], prefix));
-      return out;
-    });
+    if (!flags.allowEmpty) refuseEmpty(built);
+    const loads = await withClient(config, flags, (es) => loadAll(config, es, flags, built, prefix));
     return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs };
   } finally {
     c.close();
@@ -161,10 +165,86 @@ const HEAP_CEILING_MB = 64;
  */
 const PARENT_CACHE_ENTRIES = 2_000;
 
-async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags: ImportFlags, name: EntityName, built: BuiltRows, prefix: string) {
+/** Why a resource built from these inputs is empty, for the refusal. */
+const EMPTY_BECAUSE: Record<EntityName, string> = {
+  brokers: 'no F_SCH_A_PART1 lines of kept filings',
+  'broker-offices': 'no F_SCH_A_PART1 lines with an address of kept filings',
+  companies: 'no F_5500 or F_5500_SF filings kept',
+  personnel: 'no signer, administrator or other contact on the kept filings',
+};
+
+function emptyRefusal(names: readonly EntityName[], counts: Partial<Record<EntityName, number>>): LoadAborted {
+  const lines = names.map((n) => `  ${n}: 0 rows (${EMPTY_BECAUSE[n]})`);
+  return new LoadAborted(`the import would switch to empty resources, nothing switched:\n${lines.join('\n')}\n(${Object.entries(counts).map(([n, k]) => `${n} ${k}`).join(', ')} built; import every dataset of the year, F_5500, F_5500_SF, F_SCH_A and F_SCH_A_PART1, or pass --allow-empty to switch to them anyway)`, EXIT.inputRefused);
+}
+
+/** Refuses (before any load) when a resource whose row count is known in advance would be empty. */
+function refuseEmpty(built: Built): void {
+  const counts: Partial<Record<EntityName, number>> = {};
+  for (const n of ENTITY_NAMES) if (built[n].count !== null) counts[n] = built[n].count as number;
+  const empty = ENTITY_NAMES.filter((n) => counts[n] === 0);
+  if (empty.length) throw emptyRefusal(empty, counts);
+}
+
+/** Rows of a live index that no Form 5500 import loaded (their source_record is not form5500:...). */
+const OTHER_SOURCES = { bool: { must_not: { prefix: { source_record: 'form5500:' } } } };
+
+/** Refuses when a live index holds rows of other sources (a CSV ingest), naming how many would go. */
+async function refuseOtherSources(es: Es, ns: string, replace: boolean): Promise<void> {
+  if (replace) return;
+  const found: string[] = [];
+  for (const name of ENTITY_NAMES) {
+    const live = await liveIndex(es, ns, name);
+    if (!live) continue;
+    const n = (await es.count({ index: live, query: OTHER_SOURCES })).count;
+    if (n) found.push(`  ${name}: ${n.toLocaleString('en-US')} rows in ${live} were not loaded by a Form 5500 import (their source_record does not start with form5500:)`);
+  }
+  if (found.length) throw new LoadAborted(`the import would replace rows that other sources loaded, nothing imported:\n${found.join('\n')}\n(pass --replace-other-sources to replace them)`, EXIT.inputRefused);
+}
+
+/**
+ * Loads the four resources into new versions, parents first, the children joining against the
+ * parents' new versions; then moves the four aliases in one `_aliases` request, so the resources
+ * are never served from two imports at once. Any failure before that drops every new version
+ * (the aliases unchanged). The lookalike graphs are written after the switch.
+ */
+async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built, prefix: string): Promise<(LoadSummary & { report: string | null })[]> {
+  const staged: Awaited<ReturnType<typeof runStage>>[] = [];
+  const parentIndices: Partial<Record<EntityName, string>> = {};
+  try {
+    for (const name of ENTITY_NAMES) {
+      const s = await stageOne(config, es, flags, name, built[name], prefix, { ...parentIndices });
+      staged.push(s);
+      parentIndices[name] = s.index;
+    }
+    const empty = staged.filter((s) => s.indexed === 0).map((s) => s.def.name);
+    if (empty.length && !flags.allowEmpty) throw emptyRefusal(empty, Object.fromEntries(staged.map((s) => [s.def.name, s.indexed])));
+    if (flags.signal?.aborted) throw new LoadAborted('interrupted before the switch: the new versions are dropped', EXIT.interrupted);
+    for (const s of staged) await s.markComplete();
+  } catch (err) {
+    for (const s of staged) await s.drop();
+    throw err instanceof LoadAborted ? err : new LoadAborted(err instanceof Error ? err.message : String(err), EXIT.aborted);
+  }
+  let previous: Map<EntityName, string | null>;
+  try {
+    previous = await swapAliases(es, namespaceFor(config, flags.sandbox), staged.map((s) => ({ entity: s.def.name, index: s.index })));
+  } catch (err) {
+    for (const s of staged) await s.drop();
+    throw new LoadAborted(`switching the aliases failed, nothing switched: ${err instanceof Error ? err.message : String(err)}`, EXIT.aborted);
+  }
+  const out: (LoadSummary & { report: string | null })[] = [];
+  for (const s of staged) {
+    const served = await servedSummary(es, s, previous.get(s.def.name) ?? null, s.shape);
+    await flags.onServed?.(served);
+    out.push({ ...(await finishServed(es, served, s.def, s.shape, s.started, { signal: flags.signal, onVectorBuild: flags.onVectorBuild })), report: s.report });
+  }
+  return out;
+}
+
+async function stageOne(config: Config, es: Es, flags: ImportFlags, name: EntityName, built: BuiltRows, prefix: string, parentIndices: Partial<Record<EntityName, string>>) {
   const report = new ErrorReport(`${prefix}.${name}.errors.csv`);
   await report.reset();
-  return runLoad(config, es, flags, {
+  return runStage(config, es, flags, {
     def: entity(name),
     namespace: namespaceFor(config, flags.sandbox),
     records: rowsOf(built.rows()),
@@ -175,5 +255,6 @@ async function loadOne(config: Config, es: Parameters<typeof runLoad>[1], flags:
     fraction: (rows) => (built.count === null ? built.done() : built.count ? rows / built.count : 1),
     heapCeilingMb: HEAP_CEILING_MB,
     parentCacheEntries: PARENT_CACHE_ENTRIES,
+    parentIndices,
   });
 }
