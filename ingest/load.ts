@@ -13,7 +13,7 @@ import type { ErrorReport } from './error-report.ts';
 import { buildVectorIndex, createLoadIndex, defersVectors, dropIndex, finishLoadIndex, keepLoaderAlive, markComplete, pruneOrphans, pruneVersions, StepAborted, swapAlias, type VectorStatus } from './indices.ts';
 import { EsParentLookup } from './parents.ts';
 import { heapGuard } from './memory.ts';
-import { completeBatch, isRejected, prepareRow, type PreparedRow, type RawRow } from './transform.ts';
+import { completeBatch, isRejected, prepareRow, type ParentLookup, type PreparedRow, type RawRow } from './transform.ts';
 import { aliasName, newIndexName } from '../core/names.ts';
 
 export interface LoadOptions {
@@ -36,6 +36,8 @@ export interface LoadOptions {
   parentCacheEntries?: number;
   /** Parent indices to join against instead of their aliases (the new versions of an import that switches several resources at once). */
   parentIndices?: Partial<Record<EntityName, string>>;
+  /** The parent lookup of the joins, around the one reading Elasticsearch (default: that one). */
+  parents?: (es: ParentLookup) => ParentLookup;
   /** Called with each piece of completed rows (joined, derived fields set) before they are written. */
   onCompleted?: (rows: readonly PreparedRow[]) => void;
   /** Accept a source with no rows (and swap to an empty index). */
@@ -126,7 +128,8 @@ export async function stageLoad(opts: LoadOptions): Promise<StagedLoad> {
   const { es, namespace: ns, def, report } = opts;
   const started = Date.now();
   const fields = csvFields(def);
-  const lookup = new EsParentLookup(es, ns, opts.parentCacheEntries, opts.parentIndices);
+  const esLookup = new EsParentLookup(es, ns, opts.parentCacheEntries, opts.parentIndices);
+  const lookup = opts.parents ? opts.parents(esLookup) : esLookup;
   const index = newIndexName(ns, def.name);
   let read = 0;
   let indexed = 0;

@@ -91,6 +91,7 @@ export interface LoadRun {
   heapCeilingMb?: number;
   parentCacheEntries?: number;
   parentIndices?: LoadOptions['parentIndices'];
+  parents?: LoadOptions['parents'];
   onCompleted?: LoadOptions['onCompleted'];
 }
 
@@ -101,6 +102,7 @@ function loadOptions(config: Config, es: Es, flags: LoadFlags, run: LoadRun, sig
     heapCeilingMb: run.heapCeilingMb,
     parentCacheEntries: run.parentCacheEntries,
     parentIndices: run.parentIndices,
+    parents: run.parents,
     onCompleted: run.onCompleted,
     es,
     namespace: run.namespace,

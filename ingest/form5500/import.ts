@@ -14,7 +14,8 @@ import { heapGuard } from '../memory.ts';
 import { EXIT, finishServed, LoadAborted, servedSummary, type LoadSummary } from '../load.ts';
 import { liveIndex, swapAliases } from '../indices.ts';
 import type { Es } from '../../core/adapters/es.ts';
-import { namespaceFor, runStage, withClient, type LoadFlags } from '../run.ts';
+import { namespaceFor, runStage, withClient, type LoadFlags, type LoadRun } from '../run.ts';
+import { RecordedParents } from '../recorded-parents.ts';
 import type { RawRow } from '../transform.ts';
 import { buildAll, type Built, type BuiltRows } from './build.ts';
 import { ADD, emptyCollected, type Collected } from './collect.ts';
@@ -211,11 +212,18 @@ async function refuseOtherSources(es: Es, ns: string, replace: boolean): Promise
 async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built, prefix: string): Promise<(LoadSummary & { report: string | null })[]> {
   const staged: Awaited<ReturnType<typeof runStage>>[] = [];
   const parentIndices: Partial<Record<EntityName, string>> = {};
+  const recorded = new RecordedParents();
   try {
     for (const name of ENTITY_NAMES) {
-      const s = await stageOne(config, es, flags, name, built[name], prefix, { ...parentIndices });
+      const parent = ENTITY_NAMES.some((n) => entity(n).joins.some((j) => j.entity === name));
+      const s = await stageOne(config, es, flags, name, built[name], prefix, { ...parentIndices }, {
+        parents: (fallback) => recorded.lookup(fallback),
+        onCompleted: parent ? recorded.recorder(name, name === 'companies') : undefined,
+      });
       staged.push(s);
       parentIndices[name] = s.index;
+      // Rows Elasticsearch rejected are in the record but not in the index: their children read the index.
+      if (s.rejected) recorded.forget(name);
     }
     const empty = staged.filter((s) => s.indexed === 0).map((s) => s.def.name);
     if (empty.length && !flags.allowEmpty) throw emptyRefusal(empty, Object.fromEntries(staged.map((s) => [s.def.name, s.indexed])));
@@ -224,6 +232,9 @@ async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built,
   } catch (err) {
     for (const s of staged) await s.drop();
     throw err instanceof LoadAborted ? err : new LoadAborted(err instanceof Error ? err.message : String(err), EXIT.aborted);
+  } finally {
+    if (process.env.BINTEL_DEBUG_PARENTS) process.stderr.write(`parents: ${recorded.stats.recorded} from the record, ${recorded.stats.fallback} from Elasticsearch\n`);
+    recorded.close();
   }
   let previous: Map<EntityName, string | null>;
   try {
@@ -241,7 +252,7 @@ async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built,
   return out;
 }
 
-async function stageOne(config: Config, es: Es, flags: ImportFlags, name: EntityName, built: BuiltRows, prefix: string, parentIndices: Partial<Record<EntityName, string>>) {
+async function stageOne(config: Config, es: Es, flags: ImportFlags, name: EntityName, built: BuiltRows, prefix: string, parentIndices: Partial<Record<EntityName, string>>, joins: Pick<LoadRun, 'parents' | 'onCompleted'>) {
   const report = new ErrorReport(`${prefix}.${name}.errors.csv`);
   await report.reset();
   return runStage(config, es, flags, {
@@ -256,5 +267,6 @@ async function stageOne(config: Config, es: Es, flags: ImportFlags, name: Entity
     heapCeilingMb: HEAP_CEILING_MB,
     parentCacheEntries: PARENT_CACHE_ENTRIES,
     parentIndices,
+    ...joins,
   });
 }
