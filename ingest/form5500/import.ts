@@ -49,9 +49,12 @@ export interface ImportSummary {
   skipped: string[];
   damagedReport: string | null;
   counts: Collected['counts'] & Built['counts'];
-  loads: (LoadSummary & { report: string | null })[];
+  /** Each resource's load; `stageMs` is its own loading and finishing, before the switch. */
+  loads: (LoadSummary & { report: string | null; stageMs: number })[];
   readMs: number;
   buildMs: number;
+  /** From the first load's start to the last lookalike graph written (the loads overlap in their summaries' elapsedMs: each runs until the one switch). */
+  loadMs: number;
 }
 
 /** Batches of raw rows for the load step, from built documents as they are produced. */
@@ -149,8 +152,9 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
         `${n(built.counts.brokers)} brokers, ${n(built.counts.offices)} broker-offices, ${n(built.counts.sponsors)} companies; contacts as they load`,
     );
     if (!flags.allowEmpty) refuseEmpty(built);
+    const loadStart = Date.now();
     const loads = await withClient(config, flags, (es) => loadAll(config, es, flags, built, prefix));
-    return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs };
+    return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs, loadMs: Date.now() - loadStart };
   } finally {
     c.close();
   }
@@ -209,18 +213,19 @@ async function refuseOtherSources(es: Es, ns: string, replace: boolean): Promise
  * are never served from two imports at once. Any failure before that drops every new version
  * (the aliases unchanged). The lookalike graphs are written after the switch.
  */
-async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built, prefix: string): Promise<(LoadSummary & { report: string | null })[]> {
-  const staged: Awaited<ReturnType<typeof runStage>>[] = [];
+async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built, prefix: string): Promise<(LoadSummary & { report: string | null; stageMs: number })[]> {
+  const staged: (Awaited<ReturnType<typeof runStage>> & { stageMs?: number })[] = [];
   const parentIndices: Partial<Record<EntityName, string>> = {};
   const recorded = new RecordedParents();
   try {
     for (const name of ENTITY_NAMES) {
       const parent = ENTITY_NAMES.some((n) => entity(n).joins.some((j) => j.entity === name));
+      const t0 = Date.now();
       const s = await stageOne(config, es, flags, name, built[name], prefix, { ...parentIndices }, {
         parents: (fallback) => recorded.lookup(fallback),
         onCompleted: parent ? recorded.recorder(name, name === 'companies') : undefined,
       });
-      staged.push(s);
+      staged.push(Object.assign(s, { stageMs: Date.now() - t0 }));
       parentIndices[name] = s.index;
       // Rows Elasticsearch rejected are in the record but not in the index: their children read the index.
       if (s.rejected) recorded.forget(name);
@@ -243,11 +248,11 @@ async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built,
     for (const s of staged) await s.drop();
     throw new LoadAborted(`switching the aliases failed, nothing switched: ${err instanceof Error ? err.message : String(err)}`, EXIT.aborted);
   }
-  const out: (LoadSummary & { report: string | null })[] = [];
+  const out: (LoadSummary & { report: string | null; stageMs: number })[] = [];
   for (const s of staged) {
     const served = await servedSummary(es, s, previous.get(s.def.name) ?? null, s.shape);
     await flags.onServed?.(served);
-    out.push({ ...(await finishServed(es, served, s.def, s.shape, s.started, { signal: flags.signal, onVectorBuild: flags.onVectorBuild })), report: s.report });
+    out.push({ ...(await finishServed(es, served, s.def, s.shape, s.started, { signal: flags.signal, onVectorBuild: flags.onVectorBuild })), report: s.report, stageMs: s.stageMs ?? 0 });
   }
   return out;
 }
