@@ -153,7 +153,7 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
     );
     if (!flags.allowEmpty) refuseEmpty(built);
     const loadStart = Date.now();
-    const loads = await withClient(config, flags, (es) => loadAll(config, es, flags, built, prefix));
+    const loads = await withClient(config, flags, (es) => loadAll(config, es, flags, built, prefix, log));
     return { files, skipped: found.skipped, damagedReport, counts: { ...c.counts, ...built.counts }, loads, readMs, buildMs, loadMs: Date.now() - loadStart };
   } finally {
     c.close();
@@ -163,10 +163,9 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
 /** Heap ceiling of the import's reading, resolving and loads (ingest/memory.ts). */
 const HEAP_CEILING_MB = 64;
 /**
- * Parents cached by the import's loads. Contacts come sponsor by sponsor (a company's together),
- * so a small cache hits as often as the plain ingest's 100,000 documents, which held over 100 MB
- * while personnel loaded (bench:form5500 at scale 0.2: RSS 193 → 320 MB); offices miss more
- * (a few thousand firms, in no order) at one _mget per batch.
+ * Parents cached by the import's loads when they read Elasticsearch (the fallback of the record
+ * of parents, ingest/recorded-parents.ts). A small cache: 100,000 documents held over 100 MB while
+ * personnel loaded (bench:form5500 at scale 0.2: RSS 193 → 320 MB).
  */
 const PARENT_CACHE_ENTRIES = 2_000;
 
@@ -213,7 +212,7 @@ async function refuseOtherSources(es: Es, ns: string, replace: boolean): Promise
  * are never served from two imports at once. Any failure before that drops every new version
  * (the aliases unchanged). The lookalike graphs are written after the switch.
  */
-async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built, prefix: string): Promise<(LoadSummary & { report: string | null; stageMs: number })[]> {
+async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built, prefix: string, log: (line: string) => void): Promise<(LoadSummary & { report: string | null; stageMs: number })[]> {
   const staged: (Awaited<ReturnType<typeof runStage>> & { stageMs?: number })[] = [];
   const parentIndices: Partial<Record<EntityName, string>> = {};
   const recorded = new RecordedParents();
@@ -238,7 +237,7 @@ async function loadAll(config: Config, es: Es, flags: ImportFlags, built: Built,
     for (const s of staged) await s.drop();
     throw err instanceof LoadAborted ? err : new LoadAborted(err instanceof Error ? err.message : String(err), EXIT.aborted);
   } finally {
-    if (process.env.BINTEL_DEBUG_PARENTS) process.stderr.write(`parents: ${recorded.stats.recorded} from the record, ${recorded.stats.fallback} from Elasticsearch\n`);
+    log(`joined ${recorded.stats.recorded.toLocaleString('en-US')} parents from the import's record, ${recorded.stats.fallback.toLocaleString('en-US')} from Elasticsearch`);
     recorded.close();
   }
   let previous: Map<EntityName, string | null>;
