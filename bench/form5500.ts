@@ -1,5 +1,5 @@
 /**
- * Form 5500 import benchmark: `npm run bench:form5500 -- --year 2023 --scale S [--seed N] [--variety real|default]`.
+ * Form 5500 import benchmark: `npm run bench:form5500 -- --year 2023 --scale S [--seed N] [--variety real|default] [--from DIR]`.
  *
  * `--variety real` (the default) generates the variety of real filings (docs/data.md, "Generated
  * data"); `--variety default` what the importer expects (the data of earlier runs). A table at the
@@ -33,7 +33,7 @@ import { ingestFile } from '../ingest/run.ts';
 import { ensureEs } from '../local/es-local.ts';
 import { cpuOf, esPids } from './proc.ts';
 
-const { values: args } = parseArgs({ options: { year: { type: 'string', default: '2023' }, scale: { type: 'string', default: '0.05' }, seed: { type: 'string', default: '42' }, variety: { type: 'string', default: 'real' } } });
+const { values: args } = parseArgs({ options: { year: { type: 'string', default: '2023' }, scale: { type: 'string', default: '0.05' }, seed: { type: 'string', default: '42' }, variety: { type: 'string', default: 'real' }, from: { type: 'string' } } });
 if (!FORM5500_VARIETIES.includes(args.variety as Form5500Variety)) throw new Error(`--variety must be one of ${FORM5500_VARIETIES.join(', ')}, got ${args.variety}`);
 const base = loadConfig();
 const config = loadConfig({ ...process.env, BINTEL_NAMESPACE: `${base.namespace}-bench-f5500` });
@@ -79,18 +79,24 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'bintel-bench-f5500-'));
   try {
     const year = Number(args.year);
-    // Generated in a child process, so that this process's peak RSS is the import's.
-    const genStart = Date.now();
-    const genOut = execFileSync(process.execPath, ['bin/bintel.js', 'generate', '--layout', 'form5500', '--year', String(year), '--scale', args.scale, '--seed', args.seed, '--variety', args.variety, '--zip', '--out', join(dir, 'dol')], { stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' });
-    const genSecs = (Date.now() - genStart) / 1000;
-    const genRss = Number(/peak RSS (\d+) MB/.exec(genOut)?.[1] ?? Number.NaN);
-    process.stdout.write(`generated (variety ${args.variety}) in ${genSecs.toFixed(1)} s (a child process, peak RSS ${fmt(genRss)} MB)\n`);
+    // Generated in a child process, so that this process's peak RSS is the import's; `--from DIR`
+    // imports a directory generated before (the generate row then says so).
+    const dol = args.from ?? join(dir, 'dol');
+    let genSecs = Number.NaN;
+    let genRss = Number.NaN;
+    if (!args.from) {
+      const genStart = Date.now();
+      const genOut = execFileSync(process.execPath, ['bin/bintel.js', 'generate', '--layout', 'form5500', '--year', String(year), '--scale', args.scale, '--seed', args.seed, '--variety', args.variety, '--zip', '--out', dol], { stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' });
+      genSecs = (Date.now() - genStart) / 1000;
+      genRss = Number(/peak RSS (\d+) MB/.exec(genOut)?.[1] ?? Number.NaN);
+      process.stdout.write(`generated (variety ${args.variety}) in ${genSecs.toFixed(1)} s (a child process, peak RSS ${fmt(genRss)} MB)\n`);
+    } else process.stdout.write(`importing ${dol} (generated before: --scale, --seed and --variety are its own)\n`);
     const sampler = setInterval(sample, 50);
     sampler.unref();
     sample();
     // The import's own lines (one per file read, the resolve summary) go to stderr as they happen.
     const impStart = Date.now();
-    const imp = await measure(() => importForm5500(config, [join(dir, 'dol')], { progress: null, log: (l) => (sample(), process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${l}\n`)), errors: join(dir, 'import') }));
+    const imp = await measure(() => importForm5500(config, [dol], { progress: null, log: (l) => (sample(), process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${l}\n`)), errors: join(dir, 'import') }));
     sample();
     const impEnd = Date.now();
     const s = imp.result;
@@ -98,8 +104,8 @@ async function main(): Promise<void> {
     process.stdout.write(`\n| dataset | rows | rows/s (read) |\n|---|---|---|\n`);
     for (const f of s.files) process.stdout.write(`| ${f.dataset} ${f.year} | ${fmt(f.rows)} | ${fmt(f.rows / Math.max(f.ms / 1000, 0.001))} |\n`);
     process.stdout.write(`\n| resource | docs | rows/s (load) |\n|---|---|---|\n`);
-    for (const l of s.loads) process.stdout.write(`| ${l.entity} | ${fmt(l.indexed)} | ${fmt(l.indexed / Math.max(l.elapsedMs / 1000, 0.001))} |\n`);
-    const loadSecs = s.loads.reduce((n, l) => n + l.elapsedMs, 0) / 1000;
+    for (const l of s.loads) process.stdout.write(`| ${l.entity} | ${fmt(l.indexed)} | ${fmt(l.indexed / Math.max(l.stageMs / 1000, 0.001))} |\n`);
+    const loadSecs = s.loadMs / 1000;
     process.stdout.write(`\nimport total ${imp.secs.toFixed(1)} s (read ${(s.readMs / 1000).toFixed(1)} s, resolve ${(s.buildMs / 1000).toFixed(1)} s, load ${loadSecs.toFixed(1)} s); peak RSS ${fmt(process.resourceUsage().maxRSS / 1024)} MB\n`);
     const importUs = (imp.cpu * 1e6) / inputRows;
     process.stdout.write(`import CPU: ${importUs.toFixed(0)} µs per input row in bintel, ${((imp.esCpu * 1e6) / inputRows).toFixed(0)} µs in Elasticsearch\n`);
@@ -118,13 +124,13 @@ async function main(): Promise<void> {
     const plainUs = (plain.cpu * 1e6) / companies;
     process.stdout.write(`plain CSV ingest of ${fmt(companies)} companies: ${plainUs.toFixed(0)} µs per row in bintel, ${((plain.esCpu * 1e6) / companies).toFixed(0)} µs in Elasticsearch; import/plain CPU per row ${(importUs / plainUs).toFixed(2)}\n`);
 
-    // Phases: the import reads, then builds, then loads one resource after another.
+    // Phases: the import reads, then builds, then loads the resources one after another and switches them together.
     const loadStart = impEnd - loadSecs * 1000;
     const buildStart = loadStart - s.buildMs;
     const phases: [string, number, number][] = [
       ['import (read and collect)', impStart, buildStart], ['build (resolve)', buildStart, loadStart], ['load into Elasticsearch', loadStart, impEnd],
     ];
-    process.stdout.write(`\n| phase | time (s) | peak RSS (MB) |\n|---|---|---|\n| generate (variety ${args.variety}, child process) | ${genSecs.toFixed(1)} | ${fmt(genRss)} |\n`);
+    process.stdout.write(`\n| phase | time (s) | peak RSS (MB) |\n|---|---|---|\n| generate (variety ${args.variety}, child process) | ${args.from ? 'generated before' : genSecs.toFixed(1)} | ${args.from ? '' : fmt(genRss)} |\n`);
     for (const [name, a, b] of phases) process.stdout.write(`| ${name} | ${((b - a) / 1000).toFixed(1)} | ${fmt(peakIn(a, b))} |\n`);
     process.stdout.write(`| baseline: plain CSV ingest of ${fmt(companies)} companies (same run) | ${((plainEnd - plainStart) / 1000).toFixed(1)} | ${fmt(peakIn(plainStart, plainEnd))} |\n`);
   } finally {

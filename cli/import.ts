@@ -28,7 +28,7 @@ function printSummary(s: ImportSummary): void {
 export function registerImportCommand(program: Command): void {
   const cmd = program
     .command('import')
-    .description('build companies, personnel, broker offices and brokers from public datasets, then load them (one alias swap per resource)')
+    .description('build companies, personnel, broker offices and brokers from public datasets, then load them (the four aliases switched together in one request)')
     .argument('<source>', 'form5500: the DOL Form 5500 datasets (F_5500, F_5500_SF, F_SCH_A, F_SCH_A_PART1 of any year 2009 on)', (v) => {
       if (v !== 'form5500') throw new InvalidArgumentError('expected form5500');
       return v;
@@ -40,12 +40,14 @@ export function registerImportCommand(program: Command): void {
     .option('--batch-size <n>', 'documents per bulk request', positiveInt, 2000)
     .option('--concurrency <n>', 'bulk requests in flight', positiveInt, 2)
     .option('--shards <n>', 'primary shards of the new indices', positiveInt)
+    .option('--allow-empty', 'switch to a resource with no rows (refused by default: the short-form file alone builds no brokers or offices)')
+    .option('--replace-other-sources', 'replace rows that another source loaded (refused by default, naming how many rows would go)')
     .action(async (_source: string, inputs: string[], o) => {
       try {
         printSummary(await importForm5500(loadConfig(), inputs, o));
       } catch (err) {
         if (!(err instanceof LoadAborted)) throw err;
-        process.stderr.write(`bintel: ${err.message}\nbintel: aborted; the aliases still serve the previous complete indices\n`);
+        process.stderr.write(`bintel: ${err.message}\nbintel: aborted; ${err.served ? 'the new indices are served (see above)' : 'the aliases still serve the previous complete indices'}\n`);
         process.exit(err.exitCode);
       }
     });

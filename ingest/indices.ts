@@ -211,7 +211,7 @@ export async function forceMerge(es: Es, index: string, segments: number, opts: 
  * copy the merged segments, then restores the replicas, waits for its shards, and records
  * completeness in the mapping `_meta`.
  */
-export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opts: { shape: IndexShape; rows: number; source: string; signal?: AbortSignal; onMerge?: () => void; beforeComplete?: () => Promise<void> }): Promise<void> {
+export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opts: { shape: IndexShape; rows: number; source: string; signal?: AbortSignal; onMerge?: () => void; beforeComplete?: () => Promise<void>; complete?: boolean }): Promise<void> {
   const { shape } = opts;
   await es.indices.putSettings({ index, settings: SERVE_SETTINGS });
   await es.indices.refresh({ index });
@@ -225,8 +225,14 @@ export async function finishLoadIndex(es: Es, index: string, def: EntityDef, opt
   if (!deferred) await restoreMergePolicy(es, index);
   await es.indices.putSettings({ index, settings: { number_of_replicas: shape.replicas } });
   await es.cluster.health({ index, wait_for_status: shape.replicas > 0 ? 'green' : 'yellow', timeout: '120s' });
+  if (opts.complete === false) return;
   await opts.beforeComplete?.();
-  const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString(), ...(deferred ? { vectors: 'building' as const } : {}) };
+  await markComplete(es, index, def, opts);
+}
+
+/** Records a finished index as complete in its mapping `_meta` (rows, source, time; the lookalike graph `building` when deferred). */
+export async function markComplete(es: Es, index: string, def: EntityDef, opts: { shape: IndexShape; rows: number; source: string }): Promise<void> {
+  const meta: BintelMeta = { entity: def.name, mapping_hash: mappingHash(def), complete: true, rows: opts.rows, source: opts.source, loaded_at: new Date().toISOString(), ...(defersVectors(def, opts.shape) ? { vectors: 'building' as const } : {}) };
   await es.indices.putMapping({ index, _meta: { bintel: meta } });
 }
 
@@ -267,6 +273,24 @@ export async function swapAlias(es: Es, ns: string, entity: EntityName, index: s
   const previous = await liveIndex(es, ns, entity);
   const actions: Record<string, unknown>[] = [{ add: { index, alias } }];
   if (previous && previous !== index) actions.unshift({ remove: { index: previous, alias } });
+  await es.indices.updateAliases({ actions: actions as never });
+  return previous;
+}
+
+/**
+ * Points several aliases at their new indices in ONE atomic `_aliases` call (the resources of an
+ * import switch together); returns the index each served before (null: none).
+ */
+export async function swapAliases(es: Es, ns: string, moves: readonly { entity: EntityName; index: string }[]): Promise<Map<EntityName, string | null>> {
+  const previous = new Map<EntityName, string | null>();
+  const actions: Record<string, unknown>[] = [];
+  for (const { entity, index } of moves) {
+    const alias = aliasName(ns, entity);
+    const before = await liveIndex(es, ns, entity);
+    previous.set(entity, before);
+    if (before && before !== index) actions.push({ remove: { index: before, alias } });
+    actions.push({ add: { index, alias } });
+  }
   await es.indices.updateAliases({ actions: actions as never });
   return previous;
 }

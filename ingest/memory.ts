@@ -19,7 +19,8 @@ function collector(): () => void {
 
 /**
  * Returns a function to call between batches: collects when the heap passes `ceilingMb`, or,
- * once more than that survives a collection, half of `ceilingMb` above what survived.
+ * once more than that survives a collection, half of `ceilingMb` or half of what survived
+ * (whichever is more) above what survived.
  */
 export function heapGuard({ ceilingMb = 64, debug = false }: { ceilingMb?: number; debug?: boolean } = {}): () => void {
   const ceiling = ceilingMb * 1024 * 1024;
@@ -32,7 +33,10 @@ export function heapGuard({ ceilingMb = 64, debug = false }: { ceilingMb?: numbe
       // The next collection waits for half a ceiling of garbage above what survived this one:
       // when the live set itself nears the ceiling (the parent cache of a 1M-row load holds up
       // to 100,000 documents), a fixed threshold meant a full collection every piece.
-      threshold = Math.max(ceiling, getHeapStatistics().used_heap_size + ceiling / 2);
+      // And at least half the live set: with hundreds of MB live (the import resolving a full year)
+      // a collection every half ceiling of garbage made collections most of the CPU.
+      const after = getHeapStatistics().used_heap_size;
+      threshold = Math.max(ceiling, after + Math.max(ceiling / 2, after / 2));
       if (debug) {
         const m = process.memoryUsage();
         process.stderr.write(`gc: heapUsed ${Math.round(m.heapUsed / 1e6)} heapTotal ${Math.round(m.heapTotal / 1e6)} external ${Math.round(m.external / 1e6)} rss ${Math.round(m.rss / 1e6)} MB\n`);

@@ -21,7 +21,13 @@ export class EsParentLookup implements ParentLookup {
   /** One FIFO cache per (entity, fields) scope; MISSING remembers ids that do not exist. */
   private readonly caches = new Map<string, Map<string, Doc | typeof MISSING>>();
 
-  constructor(private readonly es: Es, private readonly ns: string, private readonly maxEntries = 100_000) {}
+  constructor(
+    private readonly es: Es,
+    private readonly ns: string,
+    private readonly maxEntries = 100_000,
+    /** Indices to read a parent from instead of its alias (an import's new, not yet served versions). */
+    private readonly indices: Partial<Record<EntityName, string>> = {},
+  ) {}
 
   async fetch(entity: EntityName, ids: readonly string[], fields: readonly string[]): Promise<Map<string, Doc>> {
     const scope = `${entity}|${fields.join(',')}`;
@@ -53,7 +59,7 @@ export class EsParentLookup implements ParentLookup {
   }
 
   protected async mget(entity: EntityName, ids: string[], fields: readonly string[]): Promise<Map<string, Doc>> {
-    const index = aliasName(this.ns, entity);
+    const index = this.indices[entity] ?? aliasName(this.ns, entity);
     try {
       const res = await this.es.mget<Doc>({ index, ids, _source_includes: fields.length ? [...fields] : ['id'] });
       const out = new Map<string, Doc>();

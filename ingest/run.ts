@@ -11,7 +11,7 @@ import type { Doc, EntityDef } from '../mappings/types.ts';
 import { InputError, openCsv } from './csv-source.ts';
 import { ErrorReport } from './error-report.ts';
 import { liveIndex } from './indices.ts';
-import { EXIT, LoadAborted, load, type LoadOptions, type LoadSummary } from './load.ts';
+import { EXIT, LoadAborted, load, stageLoad, type LoadOptions, type LoadSummary, type StagedLoad } from './load.ts';
 import { Progress } from './progress.ts';
 import type { RawRow } from './transform.ts';
 import { aliasName, sandboxNamespace } from '../core/names.ts';
@@ -51,7 +51,7 @@ export function namespaceFor(config: Config, sandbox?: boolean): string {
 }
 
 /** The shape of a new index: the flags, else the configuration (BINTEL_SHARDS, BINTEL_REPLICAS). */
-function shapeOf(flags: LoadFlags, config: Pick<Config, 'shards' | 'replicas' | 'mergeSegments' | 'indexSort' | 'vectorBuild'>): IndexShape {
+export function shapeOf(flags: LoadFlags, config: Pick<Config, 'shards' | 'replicas' | 'mergeSegments' | 'indexSort' | 'vectorBuild'>): IndexShape {
   return { shards: flags.shards ?? config.shards, replicas: flags.replicas ?? config.replicas, mergeSegments: config.mergeSegments, indexSort: config.indexSort, vectorBuild: config.vectorBuild };
 }
 
@@ -90,44 +90,64 @@ export interface LoadRun {
   /** See LoadOptions. */
   heapCeilingMb?: number;
   parentCacheEntries?: number;
+  parentIndices?: LoadOptions['parentIndices'];
+  parents?: LoadOptions['parents'];
+  onCompleted?: LoadOptions['onCompleted'];
 }
 
-/** Runs one load with progress and Ctrl-C handling; the summary names the error report when rows were rejected. */
-export async function runLoad(config: Config, es: Es, flags: LoadFlags, run: LoadRun): Promise<LoadSummary & { report: string | null }> {
+/** The options of `load` for a run (the progress counter is set through `onRows`). */
+function loadOptions(config: Config, es: Es, flags: LoadFlags, run: LoadRun, signal: AbortSignal, onRows: (n: number) => void): LoadOptions {
+  return {
+    debugGc: config.debugGc,
+    heapCeilingMb: run.heapCeilingMb,
+    parentCacheEntries: run.parentCacheEntries,
+    parentIndices: run.parentIndices,
+    parents: run.parents,
+    onCompleted: run.onCompleted,
+    es,
+    namespace: run.namespace,
+    def: run.def,
+    records: run.records,
+    sourceLabel: run.sourceLabel,
+    batchSize: flags.batchSize ?? DEFAULTS.batchSize,
+    concurrency: flags.concurrency ?? DEFAULTS.concurrency,
+    shape: shapeOf(flags, config),
+    report: run.report,
+    allowEmpty: run.allowEmpty,
+    signal,
+    onRows,
+    onMerge: flags.onMerge,
+    onServed: async (s) => {
+      if (s.vectors === 'building' && flags.progress !== null) (flags.progress ?? process.stderr).write(`\n${s.entity}: ${s.read} rows served behind ${s.alias} after ${(s.servedMs / 1000).toFixed(1)} s; writing the lookalike graph (lookalikes exact and slower until it is ready)\n`);
+      await flags.onServed?.(s);
+    },
+    onVectorBuild: flags.onVectorBuild,
+    onRetry: (attempt, reason) => process.stderr.write(`\nretry ${attempt}: ${reason}\n`),
+  };
+}
+
+/** Runs `fn` with the run's progress line and Ctrl-C handling. */
+async function withProgress<T>(config: Config, es: Es, flags: LoadFlags, run: LoadRun, fn: (opts: LoadOptions) => Promise<T>): Promise<T> {
   let rows = 0;
   const progress = flags.progress === null ? null : new Progress(run.progressLabel, () => ({ rows, fraction: run.fraction(rows) }), flags.progress);
   progress?.begin();
   try {
-    const summary = await withInterrupts((signal) =>
-      load({
-        debugGc: config.debugGc,
-        heapCeilingMb: run.heapCeilingMb,
-        parentCacheEntries: run.parentCacheEntries,
-        es,
-        namespace: run.namespace,
-        def: run.def,
-        records: run.records,
-        sourceLabel: run.sourceLabel,
-        batchSize: flags.batchSize ?? DEFAULTS.batchSize,
-        concurrency: flags.concurrency ?? DEFAULTS.concurrency,
-        shape: shapeOf(flags, config),
-        report: run.report,
-        allowEmpty: run.allowEmpty,
-        signal,
-        onRows: (n) => (rows = n),
-        onMerge: flags.onMerge,
-        onServed: async (s) => {
-          if (s.vectors === 'building' && flags.progress !== null) (flags.progress ?? process.stderr).write(`\n${s.entity}: ${s.read} rows served behind ${s.alias} after ${(s.servedMs / 1000).toFixed(1)} s; writing the lookalike graph (lookalikes exact and slower until it is ready)\n`);
-          await flags.onServed?.(s);
-        },
-        onVectorBuild: flags.onVectorBuild,
-        onRetry: (attempt, reason) => process.stderr.write(`\nretry ${attempt}: ${reason}\n`),
-      }),
-    flags.signal);
-    return { ...summary, report: run.report.rows ? run.report.path : null };
+    return await withInterrupts((signal) => fn(loadOptions(config, es, flags, run, signal, (n) => (rows = n))), flags.signal);
   } finally {
     progress?.end();
   }
+}
+
+/** Runs one load with progress and Ctrl-C handling; the summary names the error report when rows were rejected. */
+export async function runLoad(config: Config, es: Es, flags: LoadFlags, run: LoadRun): Promise<LoadSummary & { report: string | null }> {
+  const summary = await withProgress(config, es, flags, run, load);
+  return { ...summary, report: run.report.rows ? run.report.path : null };
+}
+
+/** Writes and finishes a new version without serving it (see stageLoad), with progress and Ctrl-C handling. */
+export async function runStage(config: Config, es: Es, flags: LoadFlags, run: LoadRun): Promise<StagedLoad & { report: string | null; shape: IndexShape }> {
+  const staged = await withProgress(config, es, flags, run, stageLoad);
+  return Object.assign(staged, { report: run.report.rows ? run.report.path : null, shape: shapeOf(flags, config) });
 }
 
 /** Loads a CSV file into a new version of a resource's index and swaps the alias. */

@@ -39,4 +39,21 @@ test('a live set above the ceiling does not force a collection on every call', a
   assert.ok(n <= 5, `${n} full collections in ${calls} calls`);
 });
 
+test('a live set far above the ceiling is collected in proportion to it, not every half ceiling of garbage', async () => {
+  // The import's resolving at a full year holds hundreds of MB: a full collection every 32 MB
+  // of garbage (half its 64 MB ceiling) took the process to 190% CPU in collections.
+  const guard = heapGuard({ ceilingMb: 4 });
+  const live = Array.from({ length: 64 }, (_, i) => new Array(128 * 1024).fill(i));
+  const n = await majorCollections(() => {
+    for (let i = 0; i < 256; i++) {
+      // About 1 MB of garbage between calls: 256 MB in all, 128 half-ceilings.
+      void Array.from({ length: 128 }, () => new Array(1024).fill(i));
+      guard();
+    }
+  });
+  assert.ok(live.length === 64);
+  assert.ok(n >= 1, 'the guard collected at least once');
+  assert.ok(n <= 30, `${n} full collections for 256 MB of garbage beside a 64 MB live set`);
+});
+
 test.run();
