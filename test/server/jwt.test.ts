@@ -146,7 +146,8 @@ t('bintel jwt revoke: refused at once in every process; the rate limit counts pe
 t('a verified token is kept until its exp: repeats skip the signature check, a revoke still refuses it at once, and an expired one is 401 expired_token', async () => {
   const { org } = await withOrg(h, {});
   const jwt = other.running.services.jwt;
-  const { token, jti } = await mint({ org, ttlS: 2 });
+  // Lifetimes leave room for a busy machine (a token that expires between mint and call would read as a failure here).
+  const { token, jti } = await mint({ org, ttlS: 30 });
   const hits = jwt.cacheHits;
   for (let i = 0; i < 3; i++) assert.is((await other.call('GET', '/v1/whoami', { secret: token })).status, 200);
   assert.is(jwt.cacheHits - hits, 2, 'the first call verified the token, the next two were answered from memory');
@@ -154,7 +155,7 @@ t('a verified token is kept until its exp: repeats skip the signature check, a r
   assertError(await other.call('GET', '/v1/whoami', { secret: `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}` }), 401, 'UNAUTHORIZED', { issue: 'invalid_token' });
   await h.running.services.keys.revokeToken(jti, 60);
   assertError(await other.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
-  const fresh = await mint({ org, ttlS: 1 });
+  const fresh = await mint({ org, ttlS: 3 });
   assert.is((await other.call('GET', '/v1/whoami', { secret: fresh.token })).status, 200);
   while (Date.now() / 1000 <= fresh.exp) await new Promise((r) => setTimeout(r, 100));
   assertError(await other.call('GET', '/v1/whoami', { secret: fresh.token }), 401, 'UNAUTHORIZED', { issue: 'expired_token' });
