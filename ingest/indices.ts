@@ -269,12 +269,7 @@ export async function buildVectorIndex(es: Es, index: string, def: EntityDef, sh
 
 /** Points the alias at `index` in one atomic `_aliases` call, removing it from every other version. */
 export async function swapAlias(es: Es, ns: string, entity: EntityName, index: string): Promise<string | null> {
-  const alias = aliasName(ns, entity);
-  const previous = await liveIndex(es, ns, entity);
-  const actions: Record<string, unknown>[] = [{ add: { index, alias } }];
-  if (previous && previous !== index) actions.unshift({ remove: { index: previous, alias } });
-  await es.indices.updateAliases({ actions: actions as never });
-  return previous;
+  return (await swapAliases(es, ns, [{ entity, index }])).get(entity) ?? null;
 }
 
 /**

@@ -9,7 +9,7 @@
 import { CITIES, EMPLOYEE_BANDS, bandOf } from '../../mappings/reference.ts';
 import { industryOf } from './industry.ts';
 import type { Doc } from '../../mappings/types.ts';
-import { LINE, bySlot, dayStr, type Collected } from './collect.ts';
+import { LINE, bySlot, clampGrowth, dayStr, type Collected } from './collect.ts';
 import { BROKER_CODES } from './datasets.ts';
 import { ROLE } from './plans.ts';
 import { foldText } from '../../mappings/normalize.ts';
@@ -115,8 +115,7 @@ function record(g: Group, c: Collected, i: number, comparable: boolean): void {
  * the import count in neither).
  */
 function figures(g: Group): { latest: Figures; growth: number | null } {
-  const growth = g.prior !== null && g.prior > 0 ? Math.round(((g.comparable - g.prior) / g.prior) * 10000) / 100 : null;
-  return { latest: g.latest, growth: growth === null ? null : Math.min(100000, Math.max(-100, growth)) };
+  return { latest: g.latest, growth: clampGrowth(g.prior !== null && g.prior > 0 ? ((g.comparable - g.prior) / g.prior) * 100 : null) };
 }
 
 /** A paid or premium total as the mapping bounds it: chargebacks larger than the commissions leave 0, not a negative figure. */

@@ -7,7 +7,7 @@ import { naturalId } from '../transform.ts';
 import { companies } from '../../mappings/companies.ts';
 import type { Doc } from '../../mappings/types.ts';
 import { MONTHS } from '../../mappings/reference.ts';
-import { BENEFITS, FLAG, STOP_LOSS_BIT, WELFARE_CODES, type Collected, type KeptFiling } from './collect.ts';
+import { BENEFITS, FLAG, STOP_LOSS_BIT, WELFARE_CODES, clampGrowth, type Collected, type KeptFiling } from './collect.ts';
 import { dmaOf, industryOf, type SponsorBrokers } from './build-brokers.ts';
 import { foldText, normalizeName } from '../../mappings/normalize.ts';
 import { splitPersonName, stableId } from './resolve.ts';
@@ -165,7 +165,6 @@ export const provenance = (f: KeptFiling) => `form5500:${f.dataset}:${f.year}:${
 export function companyDoc(ein: string, filings: KeptFiling[], facts: YearFacts, growth: number | null, years: readonly number[], signals: string[]): Doc {
   const named = namingFiling(filings);
   const year = Math.max(...filings.map((f) => f.year));
-  const g = growth === null ? null : Math.round(growth * 100) / 100;
   const assets401k = filings.filter((f) => f.k401 && f.netAssets !== null && f.netAssets >= 0).map((f) => f.netAssets as number);
   const renewal = facts.renewalFrom ? MONTHS[Number(facts.renewalFrom.slice(5, 7)) - 1] ?? null : null;
   const entity = filings.map((f) => ENTITY[f.entityCode]).find(Boolean) ?? 'single-employer';
@@ -177,7 +176,7 @@ export function companyDoc(ein: string, filings: KeptFiling[], facts: YearFacts,
     filing_years: years.map(String), first_filing_year: years[0] ?? year, plan_entity: entity,
     total_premiums: money(facts.premiums), broker_commissions: money(facts.commissions),
     total_number_of_employees: facts.employees, participants: facts.participants,
-    participant_growth: g === null ? null : Math.min(100000, Math.max(-100, g)),
+    participant_growth: clampGrowth(growth),
     funding_status: facts.funding, funding_by_benefit: facts.fundingByBenefit, renewal_month: renewal, benefit_types: facts.benefits, carriers: [...facts.carriers.values()],
     plan_assets_401k: assets401k.length ? sum(assets401k) : null, broker_office_ids: facts.officeIds,
     primary_broker_office_id: facts.primaryOffice, signals, last_updated_at: named.received || null,

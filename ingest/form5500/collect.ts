@@ -63,6 +63,9 @@ export interface Filing {
   sponsorSigners: string[];
 }
 
+/** A growth percentage within what the mapping allows (-100 to 100,000), to two decimals; null stays null. */
+export const clampGrowth = (pct: number | null): number | null => (pct === null ? null : Math.min(100000, Math.max(-100, Math.round(pct * 100) / 100)));
+
 /** A plain integer amount or count ("" and malformed values are null). */
 export const amount = (s: string): number | null => (/^-?\d+(\.\d+)?$/.test(s) ? Math.round(Number(s)) : null);
 
@@ -601,8 +604,8 @@ export class Collected {
    * shows both or neither, the filing's characteristic codes decide (pension codes alone:
    * pension); else welfare.
    */
-  private kindOf(slot: number, f: Facts, premium: number): number {
-    let welfare = premium > 0 || SCH_A_BENEFITS.some(([col]) => yes(f[col] ?? ''));
+  private kindOf(slot: number, f: Facts, premium: number, benefitBits: number): number {
+    let welfare = premium > 0 || benefitBits !== 0;
     for (const col of SCH_A_WELFARE_OTHER) if (!welfare && (yes(f[col] ?? '') || (amount(f[col] ?? '') ?? 0) > 0)) welfare = true;
     if (!welfare && (amount(f.acquisitionCost ?? '') ?? 0) > 0) welfare = true;
     const pension = SCH_A_PENSION.some((col) => yes(f[col] ?? '') || (amount(f[col] ?? '') ?? 0) !== 0);
@@ -631,7 +634,9 @@ export class Collected {
       return;
     }
     const premium = contractPremium(f);
-    const kind = this.kindOf(slot, f, premium);
+    let bits = 0;
+    for (const [col, b] of SCH_A_BENEFITS) if (yes(f[col] ?? '')) bits |= BENEFIT_BIT.get(b) as number;
+    const kind = this.kindOf(slot, f, premium, bits);
     const carrier = this.strings.id(f.carrierName);
     this.contractPremium[k] = premium;
     this.contractCarrier[k] = carrier;
@@ -646,8 +651,6 @@ export class Collected {
     this.premium[slot] += premium;
     this.commissions[slot] += (amount(f.commissions) ?? 0) + (amount(f.fees) ?? 0);
     if (persons > this.maxPersons[slot]) this.maxPersons[slot] = persons;
-    let bits = 0;
-    for (const [col, b] of SCH_A_BENEFITS) if (yes(f[col] ?? '')) bits |= BENEFIT_BIT.get(b) as number;
     this.contractBenefits[slot] |= bits;
     // Medical first, then the larger premium, then more persons covered.
     const medical = (bits & MEDICAL_BIT) !== 0 && !(bits & STOP_LOSS_BIT);

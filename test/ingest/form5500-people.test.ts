@@ -58,6 +58,12 @@ const is = (raw: string, first: string, last: string) => {
 };
 const notPerson = (raw: string) => assert.is(splitPersonName(raw), null, raw);
 
+/** A test of names each split into the given first and last name. */
+const splits = (title: string, cases: readonly (readonly [raw: string, first: string, last: string])[]) =>
+  test(title, () => {
+    for (const [raw, first, last] of cases) is(raw, first, last);
+  });
+
 test('"LAST, FIRST M" is turned around; "FIRST M LAST JR" drops the suffix', () => {
   assert.equal(splitPersonName('SMITH, JOHN Q'), { first: 'John', last: 'Smith', full: 'John Q Smith' });
   is('VAN DER BERG, JOHN', 'John', 'Van Der Berg');
@@ -78,47 +84,47 @@ test('signature marks are taken off', () => {
   }
 });
 
-test('honorifics, generational suffixes and credentials are dropped', () => {
-  is('DR. JANE DOE', 'Jane', 'Doe');
-  is('MR JOHN SMITH', 'John', 'Smith');
-  is('JOHN SMITH III', 'John', 'Smith');
-  is('JANE DOE, CPA', 'Jane', 'Doe');
-  is('JOHN SMITH JR CPA', 'John', 'Smith');
-  is('BRIAN J. ROSENZWEIG, D.M.D.', 'Brian', 'Rosenzweig');
-  is('OSCAR O NELSON JR', 'Oscar', 'Nelson');
-});
+splits('honorifics, generational suffixes and credentials are dropped', [
+  ['DR. JANE DOE', 'Jane', 'Doe'],
+  ['MR JOHN SMITH', 'John', 'Smith'],
+  ['JOHN SMITH III', 'John', 'Smith'],
+  ['JANE DOE, CPA', 'Jane', 'Doe'],
+  ['JOHN SMITH JR CPA', 'John', 'Smith'],
+  ['BRIAN J. ROSENZWEIG, D.M.D.', 'Brian', 'Rosenzweig'],
+  ['OSCAR O NELSON JR', 'Oscar', 'Nelson'],
+]);
 
-test('all-caps names come out in title case: Mc, O\', hyphens; mixed case is kept', () => {
-  is('PATRICK MCDONALD', 'Patrick', 'McDonald');
-  is("SEAN O'BRIEN", 'Sean', "O'Brien");
-  is('JOHN MC DONALD', 'John', 'McDonald');
-  is("SEAN O' BRIEN", 'Sean', "O'Brien");
-  is('MARY SMITH-JONES', 'Mary', 'Smith-Jones');
-  is("MICHAEL D'AMBROSIO", 'Michael', "D'Ambrosio");
-  is('María López', 'María', 'López');
-  is('Mary van der Berg', 'Mary', 'van der Berg');
-});
+splits('all-caps names come out in title case: Mc, O\', hyphens; mixed case is kept', [
+  ['PATRICK MCDONALD', 'Patrick', 'McDonald'],
+  ["SEAN O'BRIEN", 'Sean', "O'Brien"],
+  ['JOHN MC DONALD', 'John', 'McDonald'],
+  ["SEAN O' BRIEN", 'Sean', "O'Brien"],
+  ['MARY SMITH-JONES', 'Mary', 'Smith-Jones'],
+  ["MICHAEL D'AMBROSIO", 'Michael', "D'Ambrosio"],
+  ['María López', 'María', 'López'],
+  ['Mary van der Berg', 'Mary', 'van der Berg'],
+]);
 
-test('particles stay part of the last name', () => {
-  is('JOHN VAN DER BERG', 'John', 'Van Der Berg');
-  is('ANA DE LA CRUZ', 'Ana', 'De La Cruz');
-  is('JOSE DEL RIO', 'Jose', 'Del Rio');
-  is('NICHOLAS J. DI BONA', 'Nicholas', 'Di Bona');
-  is('MARIA DA SILVA', 'Maria', 'Da Silva');
-  is('PIERRE LE BLANC', 'Pierre', 'Le Blanc');
-  is('MARY LA ROSA', 'Mary', 'La Rosa');
-  is('ANNE DU PONT', 'Anne', 'Du Pont');
-  is('LUDWIG VON MISES', 'Ludwig', 'Von Mises');
-  is('JAMES ST. JOHN', 'James', 'St. John');
-  is('STACEY VAN LENTE', 'Stacey', 'Van Lente');
-});
+splits('particles stay part of the last name', [
+  ['JOHN VAN DER BERG', 'John', 'Van Der Berg'],
+  ['ANA DE LA CRUZ', 'Ana', 'De La Cruz'],
+  ['JOSE DEL RIO', 'Jose', 'Del Rio'],
+  ['NICHOLAS J. DI BONA', 'Nicholas', 'Di Bona'],
+  ['MARIA DA SILVA', 'Maria', 'Da Silva'],
+  ['PIERRE LE BLANC', 'Pierre', 'Le Blanc'],
+  ['MARY LA ROSA', 'Mary', 'La Rosa'],
+  ['ANNE DU PONT', 'Anne', 'Du Pont'],
+  ['LUDWIG VON MISES', 'Ludwig', 'Von Mises'],
+  ['JAMES ST. JOHN', 'James', 'St. John'],
+  ['STACEY VAN LENTE', 'Stacey', 'Van Lente'],
+]);
 
-test('an initial first name gives way to the given name after it; a compound surname after a middle initial stays whole', () => {
-  is('S. MICHAEL RIZZUTO', 'Michael', 'Rizzuto');
-  is('D A MORCK', 'D', 'Morck');
-  is('CARMEN L. JORDAN RIVERA', 'Carmen', 'Jordan Rivera');
-  is('CHRISTOPHER JORDAN COOKMAN', 'Christopher', 'Cookman');
-});
+splits('an initial first name gives way to the given name after it; a compound surname after a middle initial stays whole', [
+  ['S. MICHAEL RIZZUTO', 'Michael', 'Rizzuto'],
+  ['D A MORCK', 'D', 'Morck'],
+  ['CARMEN L. JORDAN RIVERA', 'Carmen', 'Jordan Rivera'],
+  ['CHRISTOPHER JORDAN COOKMAN', 'Christopher', 'Cookman'],
+]);
 
 test('organisations, placeholders and single words are not people', () => {
   for (const raw of [
@@ -129,14 +135,14 @@ test('organisations, placeholders and single words are not people', () => {
   ]) notPerson(raw);
 });
 
-test('surnames that are words stay people: the organisation rules look at structure', () => {
-  is('JOHN CHURCH', 'John', 'Church');
-  is('MARY BANKS', 'Mary', 'Banks');
-  is('MARY CENTER', 'Mary', 'Center');
-  is('BRENT T. SALES', 'Brent', 'Sales');
-  is('WILLIAM B. CHURCH, JR.', 'William', 'Church');
-  is('THERESA FRESH', 'Theresa', 'Fresh');
-  is('MARSHALL H. DEAN', 'Marshall', 'Dean');
-});
+splits('surnames that are words stay people: the organisation rules look at structure', [
+  ['JOHN CHURCH', 'John', 'Church'],
+  ['MARY BANKS', 'Mary', 'Banks'],
+  ['MARY CENTER', 'Mary', 'Center'],
+  ['BRENT T. SALES', 'Brent', 'Sales'],
+  ['WILLIAM B. CHURCH, JR.', 'William', 'Church'],
+  ['THERESA FRESH', 'Theresa', 'Fresh'],
+  ['MARSHALL H. DEAN', 'Marshall', 'Dean'],
+]);
 
 test.run();
