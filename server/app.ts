@@ -11,6 +11,7 @@ import { koaBody } from 'koa-body';
 import type { Services } from './context.ts';
 import { envelope } from './middleware/envelope.ts';
 import { authenticate } from './middleware/auth.ts';
+import { bodyOf, checkBodyDepth } from './validate.ts';
 import { accountRoutes, healthRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { tagRoutes } from './routes/tags.ts';
@@ -56,7 +57,10 @@ async function readBody(ctx: Context, next: Next): Promise<void> {
   if (hasBody && BODY_METHODS.has(ctx.method) && !ctx.is('json')) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the body as application/json (got ${ctx.get('content-type') || 'no Content-Type'})`, [{ field: 'content-type', issue: 'unsupported_media_type', expected: 'application/json' }]);
   }
-  await parseJson(ctx, next);
+  await parseJson(ctx, async () => {
+    checkBodyDepth(bodyOf(ctx));
+    await next();
+  });
 }
 
 export function createApp(services: Services, opts: AppOptions = {}): Koa {

@@ -18,7 +18,7 @@ export const ISSUE_CODES = [
   'unknown_field', 'unknown_column', 'repeated_parameter', 'missing_required', 'missing_value', 'empty', 'one_of',
   'conflicting_values', 'invalid_type', 'invalid_integer', 'invalid_number', 'invalid_boolean', 'invalid_value',
   'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range', 'too_short', 'too_long', 'too_few_items',
-  'too_many_items', 'too_many_values', 'duplicate_items', 'operator_not_supported', 'year_not_available', 'filter_required',
+  'too_many_items', 'too_many_values', 'duplicate_items', 'empty_item', 'too_deep', 'operator_not_supported', 'year_not_available', 'filter_required',
   'ambiguous', 'not_found', 'precondition_failed', 'precondition_required', 'not_supported', 'concurrent_change',
   // Cursors
   'invalid_cursor', 'stale_cursor', 'conflicts_with_cursor', 'cursor_filter_mismatch',

@@ -59,6 +59,24 @@ export function bodyOf(ctx: Context): unknown {
   return (ctx.request as unknown as { body?: unknown }).body;
 }
 
+/** How deep a request body may nest (objects and arrays); deeper is 400 `body`/`too_deep`. */
+export const BODY_MAX_DEPTH = 64;
+
+/**
+ * 400 when a parsed body nests deeper than BODY_MAX_DEPTH. Walked with a stack, not recursion:
+ * a body parsed fine (JSON.parse is iterative) yet nested 20,000 deep made every recursive
+ * reader after it (JSON.stringify of a report payload, the canonical fingerprint) throw, a 500.
+ */
+export function checkBodyDepth(body: unknown): void {
+  const stack: [unknown, number][] = [[body, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > BODY_MAX_DEPTH) throw invalid({ field: 'body', issue: 'too_deep', expected: `at most ${BODY_MAX_DEPTH} levels of nested objects and arrays` });
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+  }
+}
+
 /** The form of an Idempotency-Key header: 1 to 255 printable ASCII characters (the OpenAPI document shows it). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[!-~]{1,255}$';
 const IDEMPOTENCY_KEY_RE = new RegExp(IDEMPOTENCY_KEY_PATTERN);
@@ -68,8 +86,9 @@ const IDEMPOTENCY_KEY_RE = new RegExp(IDEMPOTENCY_KEY_PATTERN);
  * accepts the header reads it here, before the body, so all answer a bad key alike.
  */
 export function idempotencyKeyOf(ctx: Context): string | null {
+  // Present but empty is a malformed key, not an absent one (a client that meant a key gets told).
+  if (ctx.headers['idempotency-key'] === undefined) return null;
   const k = ctx.get('Idempotency-Key');
-  if (!k) return null;
   if (!IDEMPOTENCY_KEY_RE.test(k)) throw invalid({ field: 'idempotency-key', issue: 'invalid_format', expected: '1 to 255 printable ASCII characters' });
   return k;
 }

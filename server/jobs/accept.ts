@@ -17,7 +17,7 @@ import { toCredits } from '../pricing.ts';
 import { budgetExhausted } from '../read/charge.ts';
 import { DEBIT_LUA } from '../services/credits.ts';
 import { runScript } from '../../core/adapters/redis.ts';
-import { CLAIMED, CLAIM_TTL_S, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
+import { CLAIMED, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
 import { loadRecord } from './store.ts';
 import { release } from './settle.ts';
 import type { JobRecord, PaidJobKind, Reservation } from './kind.ts';
@@ -125,7 +125,7 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   await noteLedgerOrg(services, key.org);
   const keys = [rk.credits(key.org), rk.usage(key.org, key.id), rk.dailyRows(key.org, key.id, day), rk.paid(key.org, '-'), claimKey, rk.ledger(key.org), rk.ledgerByTime(key.org), kind.recordKey(rk, key.org, id), rk.activeJobs(key.org, kind.name), plan.stats?.key ?? rk.paid(key.org, '-'), ...plan.indexes];
   const debitArgs = [plan.reserve.milli, plan.reserve.rows, plan.reserve.dailyRows, plan.reserve.dailyCap, 0, 0, 0, 0, key.budget?.total_milli ?? -1, key.budget?.daily_milli ?? -1];
-  const args = [...debitArgs, id, fingerprint, idemKey ? CLAIM_TTL_S : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, ...Object.entries(plan.stats?.incr ?? {}).flat()];
+  const args = [...debitArgs, id, fingerprint, idemKey ? ttl : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, ...Object.entries(plan.stats?.incr ?? {}).flat()];
   let res: (string | number)[];
   try {
     res = (await runScript(redis, ACCEPT, keys, args)) as (string | number)[];

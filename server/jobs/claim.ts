@@ -15,8 +15,11 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 
-/** How long a claim is kept: a retry a week later still finds its record. */
-export const CLAIM_TTL_S = 7 * 86_400;
+/**
+ * A claim lives as long as the record it names (a retry while the record exists answers it):
+ * the kind's record TTL in seconds, or KEPT for records kept until deleted (reports, flags).
+ */
+export const KEPT = 0;
 
 /** JSON with object keys sorted at every level: two spellings of one body have one form. */
 export function canonicalJson(v: unknown): string {
@@ -33,13 +36,16 @@ export const fingerprintOf = (kind: string, keyId: string, body: unknown): strin
 
 /**
  * The claim step of a creating script. KEYS[k] is the claim; ARGV[a] the new record's id,
- * ARGV[a+1] the fingerprint, ARGV[a+2] the claim's TTL ('' when the request has no key). When
+ * ARGV[a+1] the fingerprint, ARGV[a+2] the claim's TTL in seconds (KEPT: none; '' when the request has no key). When
  * the key already names a record the script returns {5, id, fingerprint} of that record and
  * writes nothing; else it goes on, and `claim()` (called once the record is written) takes the key.
  */
 export const claimLua = (k: number, a: number): string => `
 local function claim()
-  if ARGV[${a + 2}] ~= '' then redis.call('SET', KEYS[${k}], ARGV[${a}] .. '|' .. ARGV[${a + 1}], 'EX', tonumber(ARGV[${a + 2}])) end
+  if ARGV[${a + 2}] == '' then return end
+  local ttl = tonumber(ARGV[${a + 2}])
+  if ttl > 0 then redis.call('SET', KEYS[${k}], ARGV[${a}] .. '|' .. ARGV[${a + 1}], 'EX', ttl)
+  else redis.call('SET', KEYS[${k}], ARGV[${a}] .. '|' .. ARGV[${a + 1}]) end
 end
 if ARGV[${a + 2}] ~= '' then
   local earlier = redis.call('GET', KEYS[${k}])

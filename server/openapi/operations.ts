@@ -103,7 +103,7 @@ function resourceOperations(def: EntityDef): Operation[] {
     },
     {
       method: 'get', path: `/v1/${def.name}/autocomplete`, tag: def.name, summary: `Autocomplete ${def.name}`, description: 'Typeahead suggestions, free (rate limited); one typo forgiven from the fifth character.', access: read,
-      parameters: queryParameters({ names: autocompleteParams(def), def, overrides: { search: { description: 'Alias of query.' }, limit: { description: 'Items to return.', schema: { type: 'integer', minimum: AUTOCOMPLETE_LIMIT.min, maximum: AUTOCOMPLETE_LIMIT.max, default: AUTOCOMPLETE_LIMIT.fallback } } } }),
+      parameters: queryParameters({ names: autocompleteParams(def), def, overrides: { search: { description: 'Alias of query.' }, ...(def.side ? { [def.side.param]: { description: `Optional here: ${def.side.values.join(' or ')} suggests that side only; without it both sides (the label tells them apart).`, required: false } } : {}), limit: { description: 'Items to return.', schema: { type: 'integer', minimum: AUTOCOMPLETE_LIMIT.min, maximum: AUTOCOMPLETE_LIMIT.max, default: AUTOCOMPLETE_LIMIT.fallback } } } }),
       success: { data: array(AUTOCOMPLETE_ITEM) }, errors: [400],
     },
     { method: 'get', path: `/v1/${def.name}/{id}/tags`, tag: 'tags', summary: `The caller's tags on one ${def.label}`, access: scope('tags:read'), parameters: [idParam(def)], success: { data: array(ref('TagRecord')) }, errors: [400, 404] },

@@ -25,7 +25,8 @@ export interface Delivered {
 export async function deliver(services: Services, auth: AuthState, d: Delivered): Promise<ReadResult> {
   const rows = d.hits.length;
   const tier = d.grant.projection.tier;
-  if (d.dryRun) {
+  // HEAD answers as the dry run: the status and headers of the call, no rows, nothing charged.
+  if (d.dryRun || auth.headOnly) {
     return { data: Array.isArray(d.data) ? [] : {}, meta: { ...estimate({ auth, def: d.def, tier, rows }), ...tierMeta(d.grant), ...d.extra } };
   }
   const charge = await chargeRows(services, { auth, def: d.def, tier, rows, delivery: deliveryOf(d.hits) });

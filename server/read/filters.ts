@@ -10,7 +10,7 @@ import { normalizeDomain, normalizeEin } from '../../mappings/normalize.ts';
 import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import type { ErrorDetail } from '../errors.ts';
-import { ID_RE, matchOutOfBounds, one, type RawQuery } from './request.ts';
+import { ID_RE, commaItems, matchOutOfBounds, one, type RawQuery } from './request.ts';
 
 type Clause = Record<string, unknown>;
 
@@ -35,22 +35,24 @@ export const containsWildcard = (field: string, v: string, caseInsensitive = tru
 const anyOf = (should: Clause[]): Clause => (should.length === 1 ? should[0] : { bool: { should, minimum_should_match: 1 } });
 const substring = (fields: readonly string[], v: string): Clause => anyOf(fields.map((f) => containsWildcard(f, v)));
 
-/** Values of a parameter: repeated, whole, or comma-split; trimmed, blanks dropped. */
-function valuesOf(def: FilterDef, raw: string | string[]): string[] {
+/** Values of a parameter: repeated, whole, or comma-split (commaItems: no empty or padded item). */
+function valuesOf(def: FilterDef, raw: string | string[], problems: ErrorDetail[]): string[] {
   const list = Array.isArray(raw) ? raw : [raw];
   // A repeated parameter with one empty occurrence is as empty as a single one (missing_value).
   if (list.length > 1 && list.some((v) => !v.trim())) return [];
-  if (def.kind === 'industries') return list.flatMap((v) => industryLabels(v));
-  const parts = def.repeatable || def.whole ? list : list.flatMap((v) => v.split(','));
-  return parts.map((s) => s.trim()).filter(Boolean);
+  if (def.kind === 'industries') return list.flatMap((v) => industryLabels(def.param, v, problems));
+  if (def.repeatable || def.whole) return list.map((s) => s.trim()).filter(Boolean);
+  return list.flatMap((v) => commaItems(def.param, v, problems, def.values !== undefined));
 }
 
 /**
  * Comma-separated industry labels, where a label may itself hold commas ("Architectural,
  * Engineering, and Related Services"): the longest run of parts that names a label is one value.
  */
-function industryLabels(raw: string): string[] {
+function industryLabels(field: string, raw: string, problems: ErrorDetail[]): string[] {
   const parts = raw.split(',');
+  if (parts.every((s) => !s.trim())) return [];
+  if (parts.some((s) => !s.trim())) problems.push({ field, issue: 'empty_item', expected: 'comma-separated labels, none empty' });
   const out: string[] = [];
   for (let i = 0; i < parts.length; ) {
     let end = i + 1;
@@ -168,7 +170,7 @@ export function readOwnFilters(def: EntityDef, q: RawQuery, problems: ErrorDetai
   for (const fd of def.filters) {
     const raw = q[fd.param];
     if (raw === undefined) continue;
-    const values = valuesOf(fd, raw);
+    const values = valuesOf(fd, raw, problems);
     if (!values.length) {
       problems.push({ field: fd.param, issue: 'missing_value' });
       continue;
@@ -179,12 +181,18 @@ export function readOwnFilters(def: EntityDef, q: RawQuery, problems: ErrorDetai
   return out;
 }
 
+/** DMA names, comma-separated (a name may hold ", ": the longest known run is one name); an empty item is empty_item. */
+export function dmaItems(field: string, raw: string, problems: ErrorDetail[]): { dmas: string[]; unknown: string[] } {
+  if (raw.trim() && raw.split(',').some((s) => !s.trim())) problems.push({ field, issue: 'empty_item', expected: 'comma-separated DMA names, none empty' });
+  return parseDmas(raw);
+}
+
 /** The entity's own location filters (null when it has none or none was given). */
 export function readOwnGeo(def: EntityDef, q: RawQuery, problems: ErrorDetail[]): OwnGeo | null {
   const g = def.ownGeo;
   if (!g) return null;
-  const states = (one(q, g.states) ?? '').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
-  const { dmas, unknown: unknownDmas } = parseDmas(one(q, g.dmas) ?? '');
+  const states = commaItems(g.states, one(q, g.states) ?? '', problems, true).map((s) => s.toUpperCase());
+  const { dmas, unknown: unknownDmas } = dmaItems(g.dmas, one(q, g.dmas) ?? '', problems);
   const mode = one(q, g.mode) ?? 'state';
   if (q[g.states] !== undefined && !states.length) problems.push({ field: g.states, issue: 'missing_value' });
   if (q[g.dmas] !== undefined && !dmas.length && !unknownDmas.length) problems.push({ field: g.dmas, issue: 'missing_value' });

@@ -5,14 +5,14 @@
  * applied filters are computed here, from what was read).
  */
 import type { EntityDef, FieldDef } from '../../mappings/types.ts';
-import { DMAS, parseDmas, STATE_CODES } from '../../mappings/reference.ts';
+import { DMAS, STATE_CODES } from '../../mappings/reference.ts';
 import { SIGNAL_NAMES } from '../../mappings/signals.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { CRM_STATUSES, type CrmStatus } from '../services/crm.ts';
 import { checkFieldNames } from './projection.ts';
-import { filterParams, narrows, readOwnFilters, readOwnGeo, type OwnFilter, type OwnGeo } from './filters.ts';
+import { dmaItems, filterParams, narrows, readOwnFilters, readOwnGeo, type OwnFilter, type OwnGeo } from './filters.ts';
 import {
-  MAX_SEARCH_CHARS, SHAPE_PARAMS, booleanParam, choiceParam, listParam, pageParams, matchOutOfBounds, one, readShape, readSide, sideParams,
+  MAX_SEARCH_CHARS, SHAPE_PARAMS, booleanParam, commaItems, choiceParam, listParam, pageParams, matchOutOfBounds, one, readShape, readSide, sideParams,
   throwProblems, tooLong, type RawQuery, type ShapeRequest,
 } from './request.ts';
 
@@ -138,7 +138,7 @@ function cfFilter(def: EntityDef, column: string, raw: string, problems: ErrorDe
     problems.push({ field, issue: 'unknown_column', expected: def.fields.filter((x) => x.cf).map((x) => x.name) });
     return null;
   }
-  const parts = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const parts = commaItems(field, raw, problems, f.enum !== undefined);
   if (!parts.length) {
     problems.push({ field, issue: 'missing_value' });
     return null;
@@ -189,7 +189,7 @@ function geography(q: RawQuery, problems: ErrorDetail[]): Pick<ListRequest, 'sta
   const states = listParam(q, 'states', problems).map((s) => s.toUpperCase());
   if (states.some((s) => !STATE_CODES.includes(s))) problems.push({ field: 'states', issue: 'invalid_state', expected: STATE_CODES });
   const raw = one(q, 'dmas');
-  const { dmas, unknown } = parseDmas(raw ?? '');
+  const { dmas, unknown } = dmaItems('dmas', raw ?? '', problems);
   if (raw !== undefined && !dmas.length && !unknown.length) problems.push({ field: 'dmas', issue: 'missing_value' });
   if (unknown.length) problems.push({ field: 'dmas', issue: 'invalid_value', expected: DMAS });
   return { states, dmas, geoMode: choiceParam(q, 'geo_mode', { allowed: ['state', 'dma'] as const, fallback: 'state' }, problems) };

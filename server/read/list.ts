@@ -57,7 +57,8 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
   // A page asked for by number must be reachable without a long walk (a dry run validates alike; a count has no page).
   if (!req.countOnly && req.cursor === null) checkDepth({ page: req.page, pageSize: req.pageSize, counted: rankSort(def, req) !== undefined, window: services.config.pageWindow });
   const index = aliasName(auth.dataNamespace, def.name);
-  const rowsWanted = !req.countOnly && !req.shape.dryRun;
+  // A HEAD answers as the dry run (status and headers, no rows fetched, nothing charged).
+  const rowsWanted = !req.countOnly && !req.shape.dryRun && !auth.headOnly;
   const context = rowContext(auth, req);
   const fp = fingerprint({ resource: def.name, rowsKey: req.rowsKey, context });
   const given = rowsWanted ? await givenCursor(services, req, { fp, index, ns: auth.dataNamespace }) : null;

@@ -131,11 +131,27 @@ export function choiceParam<T extends string>(q: RawQuery, name: string, choice:
   return raw as T;
 }
 
-/** Comma-separated values, trimmed, blanks dropped; an explicitly empty value is missing_value. */
+/**
+ * The items of a comma-separated value, trimmed: `[]` for an empty value (the caller's
+ * missing_value); an empty item (`TX,,CA`, a trailing comma) is `empty_item`. Items of an
+ * enumerated parameter (`exact`: state codes, signals, field names, listed values) are taken as
+ * listed: one with spaces around it (`signals= new_filer `) is `invalid_format`. Each problem is
+ * recorded once and the non-empty items still returned, so one 400 names every problem.
+ */
+export function commaItems(field: string, raw: string, problems: ErrorDetail[], exact = false): string[] {
+  const items = raw.split(',');
+  // Nothing but commas and spaces: no value at all (the caller's missing_value).
+  if (items.every((s) => !s.trim())) return [];
+  if (items.some((s) => !s.trim())) problems.push({ field, issue: 'empty_item', expected: 'comma-separated values, none empty' });
+  else if (exact && items.some((s) => s !== s.trim())) problems.push({ field, issue: 'invalid_format', expected: 'comma-separated listed values without spaces around them' });
+  return items.map((s) => s.trim()).filter(Boolean);
+}
+
+/** Comma-separated listed values (commaItems, exact); an explicitly empty value is missing_value. */
 export function listParam(q: RawQuery, name: string, problems: ErrorDetail[]): string[] {
   const raw = one(q, name);
   if (raw === undefined) return [];
-  const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = commaItems(name, raw, problems, true);
   if (!items.length) problems.push({ field: name, issue: 'missing_value' });
   return items;
 }
@@ -193,7 +209,7 @@ export function readShape(q: RawQuery, problems: ErrorDetail[]): ShapeRequest {
   const raw = one(q, 'fields');
   let fields: string[] | null = null;
   if (raw !== undefined) {
-    fields = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    fields = commaItems('fields', raw, problems, true);
     if (!fields.length) problems.push({ field: 'fields', issue: 'missing_value', expected: 'comma-separated field names' });
   }
   return { mode, fields, format, dryRun };

@@ -38,7 +38,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** A required (or optional) string member of 1..max characters after trimming. */
 function text(body: Record<string, unknown>, field: string, max: number, problems: ErrorDetail[], required = true): string | undefined {
   const v = body[field];
-  if (v === undefined || v === null) {
+  // null is no string: an optional member is left out, never sent as null (the document types it a string).
+  if (v === undefined || (v === null && required)) {
     if (required) problems.push({ field, issue: 'missing_required', expected: `a string of 1 to ${max} characters` });
     return undefined;
   }

@@ -72,6 +72,8 @@ export function readRoutes(services: Services): Router {
       const caller = await callerContext(services, auth, { def, rows: grant.projection });
       const hits = await fetchByIds(services, auth, { def, ids: [id], side, caller });
       if (!hits.length) throw notFound(def.label, 'id');
+      // HEAD: the status and headers, no row (nor its length) and no charge.
+      if (auth.headOnly) return ok(ctx, {}, { credits_charged: 0, ...tierMeta(grant) });
       const [row] = await decorate(services, auth, { def, projection: grant.projection, format: shape.format }, hits);
       const charge = await chargeRows(services, { auth, def, tier: grant.projection.tier, rows: 1, delivery: deliveryOf(hits) });
       ok(ctx, row, { credits_charged: charge.credits, cache_hit: charge.cacheHit, ...tierMeta(grant) });

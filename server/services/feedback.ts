@@ -13,7 +13,7 @@
  * files a record (so concurrent filings never pass the cap), and left by the resolve.
  */
 import { randomBytes } from 'node:crypto';
-import { CLAIMED, CLAIM_TTL_S, claimLua, fingerprintOf } from '../jobs/claim.ts';
+import { CLAIMED, KEPT, claimLua, fingerprintOf } from '../jobs/claim.ts';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 
@@ -98,7 +98,7 @@ export class FeedbackStore {
     };
     const fingerprint = fingerprintOf(kind, who.keyId, fields);
     const keys = [this.rk.idemClaim(who.org, who.user, kind, idemKey ?? '-'), this.rk.feedback(who.org, kind, record.id), this.rk.feedbackByUser(who.org, kind, who.user), this.rk.feedbackOpen(who.org, kind)];
-    const [code, earlierId, earlierFingerprint] = (await this.redis.eval(FILE_SCRIPT, 4, ...keys, record.id, fingerprint, idemKey ? CLAIM_TTL_S : '', JSON.stringify(record), now.getTime(), this.maxOpen)) as [number, string?, string?];
+    const [code, earlierId, earlierFingerprint] = (await this.redis.eval(FILE_SCRIPT, 4, ...keys, record.id, fingerprint, idemKey ? KEPT : '', JSON.stringify(record), now.getTime(), this.maxOpen)) as [number, string?, string?];
     if (code === 6) return { capped: this.maxOpen };
     const created = code !== CLAIMED;
     if (!created && earlierFingerprint !== fingerprint) return { conflict: true };

@@ -90,13 +90,18 @@ t('readSide: every entity with a side requires one of its values; entities witho
   }
 });
 
-t('readShape: mode and format from their allowlists, fields split and trimmed, an empty fields is missing_value', () => {
+t('readShape: mode and format from their allowlists, fields split (no empty or padded item), an empty fields is missing_value', () => {
   const problems: ErrorDetail[] = [];
   assert.equal(readShape({}, problems), { mode: 'basic', fields: null, format: 'json', dryRun: false });
-  assert.equal(readShape({ mode: 'light', fields: ' id, company_name ,', format: 'flat', dry_run: 'true' }, problems), { mode: 'light', fields: ['id', 'company_name'], format: 'flat', dryRun: true });
+  assert.equal(readShape({ mode: 'light', fields: 'id,company_name', format: 'flat', dry_run: 'true' }, problems), { mode: 'light', fields: ['id', 'company_name'], format: 'flat', dryRun: true });
   assert.equal(problems, []);
-  readShape({ mode: 'all', format: 'csv', fields: ' , ', dry_run: 'yes' }, problems);
+  readShape({ mode: 'all', format: 'csv', fields: ' ', dry_run: 'yes' }, problems);
   assert.equal(problems.map((p) => `${p.field}/${p.issue}`).sort(), ['dry_run/invalid_boolean', 'fields/missing_value', 'format/invalid_value', 'mode/invalid_value']);
+  for (const [fields, issue] of [['id,,company_name', 'empty_item'], ['id,', 'empty_item'], [' , ', 'missing_value'], [' id,company_name', 'invalid_format'], ['id, company_name', 'invalid_format']]) {
+    const found: ErrorDetail[] = [];
+    readShape({ fields }, found);
+    assert.equal(found.map((p) => `${p.field}/${p.issue}`), [`fields/${issue}`], fields);
+  }
   assert.equal(problems.find((p) => p.field === 'mode')?.expected, MODES);
   assert.equal(problems.find((p) => p.field === 'format')?.expected, FORMATS);
 });
