@@ -17,7 +17,7 @@ import { CRM_STATUSES } from '../services/crm.ts';
 import { fieldNames } from '../read/projection.ts';
 import { EXPORT_SYNC_MAX } from '../read/export.ts';
 import { PAGE_SIZE_UNFILTERED } from '../read/list-request.ts';
-import { FORMATS, MAX_MATCH_CHARS, MAX_MATCH_VALUES, MAX_SEARCH_CHARS, MODES, PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../read/request.ts';
+import { FORMATS, LOOKUP_TEXT_MAX, MAX_MATCH_CHARS, MAX_MATCH_VALUES, MAX_SEARCH_CHARS, MODES, PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../read/request.ts';
 
 /** A JSON Schema (OpenAPI 3.1 schemas are JSON Schema 2020-12). */
 export type Schema = Record<string, unknown>;
@@ -81,8 +81,8 @@ const COMMON: Record<string, Describe> = {
   'eb[': (ctx) => blankFilters(need(ctx, 'eb')),
   limit: () => ({ description: `Alias of page_size: rows in the file (at most ${EXPORT_SYNC_MAX}).`, schema: { type: 'integer', minimum: 1, maximum: EXPORT_SYNC_MAX } }),
   // Lookups (own parameters of GET /v1/companies/lookup and /v1/brokers/lookup).
-  domain: text('A domain or URL (exactly one of domain, name, ein).', 2_000),
-  name: text('A name, legal suffixes folded away.', 2_000),
+  domain: text('A domain or URL (exactly one of domain, name, ein).', LOOKUP_TEXT_MAX),
+  name: text('A name, legal suffixes folded away.', LOOKUP_TEXT_MAX),
   ein: () => ({ description: 'An EIN, 9 digits with or without the dash (exactly one of domain, name, ein).', schema: { type: 'string', pattern: '^\\d{2}-?\\d{7}$' }, example: '12-3456789' }),
   // Autocomplete (GET /v1/{resource}/autocomplete).
   query: text('The text typed so far (alias search), at least 2 characters.', MAX_SEARCH_CHARS),

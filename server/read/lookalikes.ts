@@ -96,7 +96,8 @@ export function parseLookalikes(body: unknown): LookalikeRequest {
   const def = typeof body.type === 'string' ? ENTITIES.find((d) => d.name === body.type && d.lookalike) : undefined;
   if (!def) problems.push({ field: 'type', issue: body.type === undefined ? 'missing_required' : 'invalid_value', expected: LOOKALIKE_TYPES });
   const seedIds = readSeeds(body.seed_ids, problems);
-  const limit = body.limit ?? LOOKALIKE_DEFAULT_LIMIT;
+  // A member left out takes its default; null is no value of the member's type (the document types it an integer).
+  const limit = body.limit === undefined ? LOOKALIKE_DEFAULT_LIMIT : body.limit;
   if (typeof limit !== 'number' || !Number.isInteger(limit)) problems.push({ field: 'limit', issue: 'invalid_integer', expected: `a whole number from 1 to ${LOOKALIKE_MAX_RESULTS}` });
   else if (limit < 1 || limit > LOOKALIKE_MAX_RESULTS) problems.push({ field: 'limit', issue: 'out_of_range', expected: `1 to ${LOOKALIKE_MAX_RESULTS}` });
   for (const k of ['exclude_seeds', 'dry_run'] as const) if (body[k] !== undefined && typeof body[k] !== 'boolean') problems.push({ field: k, issue: 'invalid_boolean', expected: [true, false] });

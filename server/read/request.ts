@@ -98,6 +98,8 @@ export function integerParam(name: string, given: string | string[] | undefined,
 
 /** Paging of every paged endpoint (lists, tags): page from 0, page_size 1-500, default 25. */
 export const PAGE_MAX = 1_000_000;
+/** Longest domain or name a lookup takes, in characters. */
+export const LOOKUP_TEXT_MAX = 2_000;
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 500;
 

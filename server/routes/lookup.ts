@@ -22,7 +22,7 @@ import { deliver } from '../read/deliver.ts';
 import { fetchByIds, fetchMatching, fetchPerTerm } from '../read/fetch.ts';
 import { checkFieldNames } from '../read/projection.ts';
 import { searchClause } from '../read/query.ts';
-import { PAGE_SIZE_MAX, SHAPE_PARAMS, one, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery, type ShapeRequest } from '../read/request.ts';
+import { LOOKUP_TEXT_MAX, PAGE_SIZE_MAX, SHAPE_PARAMS, one, tooLong, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery, type ShapeRequest } from '../read/request.ts';
 
 /** Parameters of every lookup and batch call besides its own. */
 export const READ_PARAMS: readonly string[] = [...SHAPE_PARAMS, 'dry_run'];
@@ -108,8 +108,11 @@ export function lookupRoutes(services: Services): Router {
     const auth = authOf(ctx);
     const q = readQuery(ctx, COMPANY_LOOKUP_PARAMS);
     const given = (['domain', 'name', 'ein'] as const).filter((k) => one(q, k) !== undefined);
-    if (given.length !== 1) throw invalid({ field: given.length ? given.join(',') : 'domain', issue: given.length ? 'one_of' : 'missing_required', expected: 'exactly one of domain, name, ein' });
-    const { shape, grant } = shapeFor(ctx, companies, q);
+    // One 400 names every problem: which key, its length, and the shape parameters.
+    const { shape, grant } = shapeFor(ctx, companies, q, (problems) => {
+      if (given.length !== 1) problems.push({ field: given.length ? given.join(',') : 'domain', issue: given.length ? 'one_of' : 'missing_required', expected: 'exactly one of domain, name, ein' });
+      else tooLong(given[0], [one(q, given[0]) as string], LOOKUP_TEXT_MAX, problems);
+    });
     const key = given[0];
     const raw = one(q, key) as string;
     const value = key === 'domain' ? normalizeDomain(raw) : key === 'ein' ? normalizeEin(raw) : normalizeName(raw);
@@ -127,9 +130,11 @@ export function lookupRoutes(services: Services): Router {
     requireScope(ctx, 'read:brokers');
     const auth = authOf(ctx);
     const q = readQuery(ctx, BROKER_LOOKUP_PARAMS);
-    const name = one(q, 'name');
-    if (name === undefined || !name.trim()) throw invalid({ field: 'name', issue: name === undefined ? 'missing_required' : 'missing_value' });
-    const { shape, grant } = shapeFor(ctx, brokers, q);
+    const name = one(q, 'name') ?? '';
+    const { shape, grant } = shapeFor(ctx, brokers, q, (problems) => {
+      if (!name.trim()) problems.push({ field: 'name', issue: one(q, 'name') === undefined ? 'missing_required' : 'missing_value' });
+      else tooLong('name', [name], LOOKUP_TEXT_MAX, problems);
+    });
     const exact = await fetchMatching(services, auth, { def: brokers, query: { term: { [`${companion.norm('broker_name')}.kw`]: normalizeName(name) } }, size: 10 });
     // Names match with legal suffixes folded away; when that leaves several, the one spelled as
     // asked (suffix included) is the answer: "Nagy Benefit Advisors LLC" is not ambiguous with

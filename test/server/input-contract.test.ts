@@ -55,6 +55,92 @@ t('every required query parameter of every GET operation is required by the serv
   assert.ok(checked >= 4, `operations with required query parameters checked: ${checked}`);
 });
 
+/** Values a parameter's schema forbids (one per documented constraint), with what each breaks. */
+function forbidden(schema: any): [string, string][] {
+  const out: [string, string][] = [];
+  const item = schema.type === 'array' ? schema.items : schema;
+  if (!item) return out;
+  if (item.type === 'integer' || item.type === 'number') {
+    out.push(['abc', 'type']);
+    if (item.type === 'integer') out.push(['1.5', 'integer']);
+    if (item.minimum !== undefined) out.push([String(item.minimum - 1), 'minimum']);
+    if (item.maximum !== undefined) out.push([String(item.maximum + 1), 'maximum']);
+  }
+  if (item.type === 'boolean') out.push(['yes', 'boolean']);
+  if (Array.isArray(item.enum)) out.push(['no-such-value', 'enum']);
+  if (item.type === 'string' && item.maxLength !== undefined) out.push(['x'.repeat(item.maxLength + 1), 'maxLength']);
+  if (item.type === 'string' && item.minLength && schema.type !== 'array') out.push(['', 'minLength']);
+  return out;
+}
+
+t('every documented constraint of every query parameter of every GET operation is enforced (400 naming it)', async () => {
+  const accepted: string[] = [];
+  let checked = 0;
+  for (const op of getOperations()) {
+    const required = op.params.filter((p) => p.in === 'query' && p.required);
+    for (const p of op.params.filter((x) => x.in === 'query' && x.schema && x.style !== 'deepObject')) {
+      for (const [value, rule] of forbidden(p.schema)) {
+        // The other required parameters given valid values, so only this one can be wrong.
+        const others = required.filter((r) => r.name !== p.name).map((r) => `${r.name}=${encodeURIComponent(r.schema.enum?.[0] ?? 'ab')}`);
+        // A lookup takes exactly one key (the document cannot mark one of three required).
+        if (op.path.endsWith('/lookup') && !['domain', 'name', 'ein'].includes(p.name) && !others.some((o) => o.startsWith('name='))) others.push('name=acme');
+        const qs = [`${p.name}=${encodeURIComponent(value)}`, ...others].join('&');
+        const res = await h.call('GET', `${concrete(op.path)}?${qs}`, { secret });
+        checked++;
+        if (res.status !== 400 || !res.body.error.details.some((d: { field: string }) => d.field === p.name || d.field.startsWith(`${p.name}.`))) accepted.push(`${op.path}?${p.name}=${value.slice(0, 20)} (${rule}) → ${res.status} ${JSON.stringify(res.body.error?.details ?? "").slice(0, 200)}`);
+      }
+    }
+  }
+  assert.ok(checked > 100, `checked ${checked}`);
+  assert.equal(accepted, [], accepted.join('\n'));
+});
+
+/** The JSON request body of an operation: its schema (references resolved) and its example. */
+function bodyOf(op: any): { schema: any; example: any } | null {
+  const media = op.requestBody?.content?.['application/json'];
+  if (!media) return null;
+  const resolve = (x: any): any => (x?.$ref ? resolve(doc.components.schemas[x.$ref.split('/').pop()]) : x);
+  return { schema: resolve(media.schema), example: media.example ?? Object.values(media.examples ?? {})[0]?.['value' as never] };
+}
+
+/** Member values a property's schema forbids, with the rule each breaks. */
+function forbiddenMembers(schema: any): [unknown, string][] {
+  const out: [unknown, string][] = [];
+  if (!schema || schema.oneOf || schema.anyOf || schema.type === undefined) return out;
+  const types = [schema.type].flat();
+  if (!types.includes('null')) out.push([null, 'null']);
+  if (!types.includes('string')) out.push(['text', 'type']);
+  else out.push([12, 'type']);
+  if (Array.isArray(schema.enum)) out.push(['no-such-value', 'enum']);
+  if (schema.maxLength !== undefined) out.push(['x'.repeat(schema.maxLength + 1), 'maxLength']);
+  if (schema.minimum !== undefined) out.push([schema.minimum - 1, 'minimum']);
+  if (schema.maximum !== undefined) out.push([schema.maximum + 1, 'maximum']);
+  if (schema.maxItems !== undefined && schema.items) out.push([Array.from({ length: schema.maxItems + 1 }, (_, i) => (schema.items.type === 'integer' || schema.items.type === 'number' ? i : `v${i}`)), 'maxItems']);
+  return out;
+}
+
+t('every documented constraint of every top-level body member is enforced (400 naming it, nothing written)', async () => {
+  const accepted: string[] = [];
+  let checked = 0;
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    for (const [method, op] of Object.entries(item as Record<string, any>)) {
+      const body = bodyOf(op);
+      if (!body?.example || typeof body.example !== 'object' || Array.isArray(body.example) || !body.schema?.properties) continue;
+      for (const [name, member] of Object.entries(body.schema.properties as Record<string, any>)) {
+        for (const [value, rule] of forbiddenMembers(member)) {
+          const res = await h.call(method.toUpperCase(), concrete(path), { secret, body: { ...body.example, [name]: value } });
+          if (path.includes('{') && res.status === 404) continue;
+          checked++;
+          const named = res.status === 400 && res.body.error.details.some((d: { field: string }) => d.field === name || d.field.startsWith(`${name}.`) || d.field.startsWith(`${name}[`));
+          if (!named) accepted.push(`${method.toUpperCase()} ${path} ${name}=${JSON.stringify(value).slice(0, 24)} (${rule}) → ${res.status} ${JSON.stringify(res.body?.error?.details ?? '').slice(0, 160)}`);
+        }
+      }
+    }
+  }
+  assert.ok(checked > 40, `checked ${checked}`);
+  assert.equal(accepted, [], accepted.join('\n'));
+});
+
 t('personnel autocomplete: the document and the server agree on lead_type', async () => {
   const op = getOperations().find((o) => o.path === '/v1/personnel/autocomplete')!;
   const p = op.params.find((x) => x.name === 'lead_type');
