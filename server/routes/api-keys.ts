@@ -1,13 +1,13 @@
 /**
  * The API key endpoints: list with usage (keys:read), create a child key, revoke and rotate
- * (keys:write). Every key shown is of the caller's organization; secrets are returned only at
- * creation and rotation.
+ * (keys:write). A key sees and manages only what it may manage (KeyService.mayManage): itself
+ * and the child keys of its user; any other key answers as an unknown id. Secrets are returned
+ * only at creation and rotation.
  */
 import Router from '@koa/router';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
 import { requireScope } from '../middleware/auth.ts';
-import { forbidden } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
 import { KEY_TYPES, publicKey, type KeyRecord, type KeyType } from '../services/keys.ts';
 import { ALL_SCOPES } from '../scopes.ts';
@@ -65,7 +65,7 @@ export function apiKeyRoutes(services: Services): Router {
 
   r.get('/v1/api-keys', async (ctx) => {
     const key = requireScope(ctx, 'keys:read');
-    const keys = await services.keys.list(key.org);
+    const keys = await services.keys.listManaged(key);
     const data = await Promise.all(keys.map(withUsage));
     ok(ctx, data, { total_count: data.length, returned: data.length });
   });
@@ -79,10 +79,7 @@ export function apiKeyRoutes(services: Services): Router {
 
   const target = async (ctx: Parameters<Parameters<Router['delete']>[1]>[0]) => {
     const key = requireScope(ctx, 'keys:write');
-    const rec = await services.keys.getInOrg(key.org, ctx.params.key_id);
-    // A child key manages only itself; the root manages every key of the organization.
-    if (key.parent_id !== null && rec.id !== key.id) throw forbidden('Only the root key can manage other keys', 'key_id', 'not_root_key');
-    return rec;
+    return services.keys.getManaged(key, ctx.params.key_id);
   };
 
   r.delete('/v1/api-keys/:key_id', async (ctx) => {

@@ -409,10 +409,15 @@ export class KeyService {
     return jsons.filter((j): j is string => !!j).map((j) => JSON.parse(j) as KeyRecord).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   }
 
-  /** A key of the caller's organization, or 404 (never reveals other organizations' keys). */
-  async getInOrg(org: string, id: string): Promise<KeyRecord> {
+  /** The keys `caller` may manage (see mayManage), oldest first. */
+  async listManaged(caller: KeyRecord): Promise<KeyRecord[]> {
+    return (await this.list(caller.org)).filter((rec) => mayManage(caller, rec));
+  }
+
+  /** A key `caller` may manage (see mayManage), or 404: any other key is an unknown id, whatever its organization or user. */
+  async getManaged(caller: KeyRecord, id: string): Promise<KeyRecord> {
     const rec = await this.get(id);
-    if (!rec || rec.org !== org) throw notFound('API key', 'key_id');
+    if (!rec || !mayManage(caller, rec)) throw notFound('API key', 'key_id');
     return rec;
   }
 
@@ -459,6 +464,20 @@ export class KeyService {
     await this.redis.expire(this.keys.keyBySecret(rec.secret_hash), ROTATED_TTL_S).catch(() => 0);
     return { key: publicKey(next), secret };
   }
+}
+
+/**
+ * Whether `caller` may see, rotate and revoke `rec`: a key manages itself, and a root key also
+ * every child key of its user (whichever of the user's root keys made it). Another user's keys,
+ * another root key of the same user and operator-made internal keys are the operator's
+ * (`bintel keys`). A JWT is no key record: it manages none. The fields read never change after
+ * creation, so no concurrent write can turn a refusal into a permission.
+ */
+export function mayManage(caller: KeyRecord, rec: KeyRecord): boolean {
+  if (rec.org !== caller.org) return false;
+  if (rec.id === caller.id) return true;
+  const callerIsRoot = caller.parent_id === null;
+  return callerIsRoot && rec.parent_id !== null && !rec.internal && rec.user === caller.user;
 }
 
 const revokedConflict = () => new ApiError('CONFLICT', 'A revoked key cannot be rotated', [{ field: 'key_id', issue: 'revoked' }]);
