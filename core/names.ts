@@ -40,6 +40,8 @@ export interface RedisKeys {
   rateWindow(secretHash: string, window: number): string;
   /** A revoked JWT (by the hash of its jti), in the slot of its rate window: kept until the token expires. */
   jwtRevoked(h: string): string;
+  /** Every JWT of a user issued at or before this second (unix s) is revoked; the org's slot; kept (see revokeUserTokens). */
+  jwtUserRevoked(org: string, user: string): string;
   /** API key record by id (listing, revoke, rotate): JSON. */
   key(id: string): string;
   /** Ids of every key of an organization (set). */
@@ -141,6 +143,7 @@ export function redisKeys(ns: string): RedisKeys {
     keyBySecret: (h: string) => `${p}{s:${h}}:apikey`,
     rateWindow: (h: string, w: number) => `${p}{s:${h}}:rl:${w}`,
     jwtRevoked: (h: string) => `${p}{s:${h}}:revoked`,
+    jwtUserRevoked: (o: string, u: string) => `${org(o)}:jwt:revoked-before:${Buffer.from(u).toString('base64url')}`,
     key: (id: string) => `${p}apikey:id:${id}`,
     orgKeys: (o: string) => `${org(o)}:keys`,
     childKeys: (o: string, u: string) => `${org(o)}:children:u:${Buffer.from(u).toString('base64url')}`,

@@ -223,20 +223,41 @@ export class KeyService {
   }
 
   /**
-   * A verified JWT's request in its rate window (per token: its jti), in one round trip with the
-   * revocation check: the count, or null when the token is revoked.
+   * A verified JWT's request in its rate window (per token: its jti), with the revocation checks:
+   * the count, or null when the token is revoked, by its jti or with every token of its user
+   * issued until then (`iat` null: a token without iat is taken as issued before any revocation
+   * of its user). Two reads in the same tick: the token's script and its user's mark.
    */
-  async countToken(jti: string, windowMs: number, now = Date.now()): Promise<{ count: number; resetMs: number } | null> {
+  async countToken(jti: string, windowMs: number, owner: { org: string; user: string; iat: number | null }, now = Date.now()): Promise<{ count: number; resetMs: number } | null> {
     const h = hashSecret(`jwt:${jti}`);
     const window = Math.floor(now / windowMs);
     const run = (this.redis as unknown as { bintelCountToken: (...a: (string | number)[]) => Promise<number> }).bintelCountToken;
-    const n = Number(await run.call(this.redis, this.keys.jwtRevoked(h), this.keys.rateWindow(h, window), windowMs));
-    return n < 0 ? null : { count: n, resetMs: (window + 1) * windowMs - now };
+    const [n, before] = await Promise.all([run.call(this.redis, this.keys.jwtRevoked(h), this.keys.rateWindow(h, window), windowMs), this.redis.get(this.keys.jwtUserRevoked(owner.org, owner.user))]);
+    if (Number(n) < 0) return null;
+    if (before !== null && (owner.iat === null || owner.iat <= Number(before))) return null;
+    return { count: Number(n), resetMs: (window + 1) * windowMs - now };
   }
 
-  /** Revokes a JWT by its jti until `ttlS` seconds from now (its expiry): refused at once in every process. */
-  async revokeToken(jti: string, ttlS: number): Promise<void> {
-    await this.redis.set(this.keys.jwtRevoked(hashSecret(`jwt:${jti}`)), '1', 'EX', Math.max(1, Math.ceil(ttlS)));
+  /**
+   * Revokes a JWT by its jti until its `exp` (unix s) and a minute of clock skew after: refused at
+   * once in every process, for as long as it could ever be accepted (a token whose validity is
+   * post-dated included).
+   */
+  async revokeToken(jti: string, expS: number): Promise<void> {
+    const ttl = Math.max(1, Math.ceil(expS - Date.now() / 1000) + 60);
+    await this.redis.set(this.keys.jwtRevoked(hashSecret(`jwt:${jti}`)), '1', 'EX', ttl);
+  }
+
+  /**
+   * Revokes every JWT of a user issued at or before this second (by its iat; a token without iat
+   * is revoked too, its issue time being unknown). The mark is kept, not expired: a token's
+   * validity may be post-dated, so no lifetime bounds when one issued before it can come; a
+   * later revocation moves it on. Returns the second.
+   */
+  async revokeUserTokens(org: string, user: string): Promise<number> {
+    const before = Math.floor(Date.now() / 1000);
+    await this.redis.set(this.keys.jwtUserRevoked(org, user), String(before));
+    return before;
   }
 
   /** Issues a root key (operator). */
