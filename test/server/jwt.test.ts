@@ -210,6 +210,21 @@ t('POST /v1/tokens/revoke: one token of the caller\'s user until its exp, or eve
   assert.is((await other.call('GET', '/v1/whoami', { secret: (await mint({ org })).token })).status, 200);
 });
 
+t('bintel jwt revoke-user refuses every token of the user issued so far; a JWT manages no key', async () => {
+  const { org } = await withOrg(h, { user: 'svc' });
+  const token = (await mint({ org, scopes: ['keys:read', 'keys:write'] })).token;
+  const root = await h.key({ org, user: 'svc' });
+  const child = await h.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'] } });
+  assert.is(child.status, 201);
+  // A token is no key record: its user's keys are unknown ids to it.
+  assertError(await h.call('POST', `/v1/api-keys/${child.body.data.id}/rotate`, { secret: token }), 404, 'NOT_FOUND', { field: 'key_id' });
+  assert.equal((await h.call('GET', '/v1/api-keys', { secret: token })).body.data, []);
+  const res = await bintel('jwt', 'revoke-user', '--org', org, '--user', 'svc');
+  assert.is(res.code, 0, res.err);
+  assertError(await other.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
+  assert.is((await other.call('GET', '/v1/whoami', { secret: root.secret })).status, 200, 'keys are not tokens');
+});
+
 t('no verification key configured: tokens refused with a clear 401, keys work as ever', async () => {
   const plain = await startHarness({});
   try {

@@ -80,4 +80,20 @@ t('revoked keys are purged after the retention period: gone from the list and fr
   assert.ok((await listed()).includes(root.key.id), 'active keys stay');
 });
 
+t('an organization from before the caps: its active-key sets are rebuilt from its records, and an old revoked key is purged when listed', async () => {
+  const org = newOrg();
+  const root = await h.key({ org, user: 'legacy' });
+  const made: string[] = [];
+  for (let i = 0; i < 3; i++) made.push((await create(root.secret)).body.data.id as string);
+  assert.is((await h.call('DELETE', `/v1/api-keys/${made[0]}`, { secret: root.secret })).status, 200);
+  const s = h.running.services;
+  // As an organization made before: no active-key sets, no index of revocations.
+  await s.redis.del(s.rk.activeKeys(org), s.rk.childKeys(org, 'legacy'), s.rk.revokedKeys(org));
+  assert.is((await create(root.secret)).status, 201, 'two active children: a third fits');
+  assertError(await create(root.secret), 429, 'QUOTA_EXCEEDED', { issue: 'quota_exceeded' });
+  const listed = async () => (await h.call('GET', '/v1/api-keys', { secret: root.secret })).body.data.map((k: { id: string }) => k.id) as string[];
+  await pollUntil(async () => !(await listed()).includes(made[0]), { what: 'the old revoked key purged', timeoutMs: 8000 });
+  assert.is(await s.keys.get(made[0]), null);
+});
+
 t.run();
