@@ -364,7 +364,8 @@ export class KeyService {
 
   /**
    * The active-key sets of an organization from its key records: once, for an organization whose
-   * keys were made before the sets existed (its root keys, made since, are in them).
+   * keys were made before the sets existed (its root keys, made since, are in them). A key
+   * revoked while this runs may be left in them: it then counts until its purge removes it.
    */
   private async rebuildActive(org: string): Promise<void> {
     const active = (await this.list(org)).filter((k) => k.status === 'active');
