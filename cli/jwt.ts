@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../core/config.ts';
 import { ALL_SCOPES } from '../server/scopes.ts';
-import { JwtService } from '../server/services/jwt.ts';
+import { JwtService, looksLikeJwt } from '../server/services/jwt.ts';
 import { example, positiveWhole, print, scopesArg, withServices } from './shared.ts';
 
 /** Registers `bintel jwt`. */
@@ -37,13 +37,35 @@ export function registerJwtCommands(program: Command): void {
   example(
     jwt
       .command('revoke')
-      .description('refuse a token at once in every process, until it would have expired')
-      .argument('<jti>')
-      .option('--ttl <seconds>', 'how long to keep the revocation (default BINTEL_JWT_MAX_TTL_S, the longest a token lives)', (v) => Number(v))
-      .action(async (jti: string, o: { ttl?: number }) => {
-        await withServices((s) => s.keys.revokeToken(jti, o.ttl ?? s.config.jwt.maxTtlS));
+      .description("refuse a token at once in every process, until its exp (given the token, its exp is read from it; given a jti, --exp is needed)")
+      .argument('<token-or-jti>')
+      .option('--exp <seconds>', "the token's exp claim (unix seconds), when a jti is given", positiveWhole('unix seconds'))
+      .action(async (arg: string, o: { exp?: number }) => {
+        const jti = await withServices(async (s) => {
+          if (looksLikeJwt(arg)) {
+            const t = await s.jwt.inspect(arg);
+            await s.keys.revokeToken(t.key.id.slice(4), t.exp);
+            return t.key.id.slice(4);
+          }
+          if (o.exp === undefined) throw new InvalidArgumentError('give the token itself, or --exp with its exp claim: a revocation lasts until the token expires');
+          await s.keys.revokeToken(arg, o.exp);
+          return arg;
+        });
         process.stdout.write(`revoked token ${jti}\n`);
       }),
-    'bintel jwt revoke 0b9f6c2e-5d1a-4f7e-9c3b-2a8d4e6f1a7c',
+    'bintel jwt revoke eyJhbGciOi...',
+    'bintel jwt revoke 0b9f6c2e-5d1a-4f7e-9c3b-2a8d4e6f1a7c --exp 1795000000',
+  );
+  example(
+    jwt
+      .command('revoke-user')
+      .description('refuse every token of a user issued until now (by iat; a token without iat too); later tokens are accepted')
+      .requiredOption('--org <org>', 'organization (the org claim)')
+      .requiredOption('--user <user>', 'user (the sub claim)')
+      .action(async (o: { org: string; user: string }) => {
+        const before = await withServices((s) => s.keys.revokeUserTokens(o.org, o.user));
+        process.stdout.write(`revoked every token of ${o.org}/${o.user} issued at or before ${new Date(before * 1000).toISOString()}\n`);
+      }),
+    'bintel jwt revoke-user --org acme --user ops',
   );
 }

@@ -73,8 +73,14 @@ export interface Config {
   readonly logLevel: string;
   /** Requests per minute per key (every authenticated call, dry runs included). */
   readonly rateLimitPerMinute: number;
-  /** Active child keys one root key may have (POST /v1/api-keys beyond: 429 QUOTA_EXCEEDED). */
+  /** Active child keys one user may have, whichever of its root keys made them (POST /v1/api-keys beyond: 429 QUOTA_EXCEEDED). */
   readonly maxChildKeys: number;
+  /** Active keys (root and child) of one organization: a child key beyond is 429 QUOTA_EXCEEDED. */
+  readonly maxOrgKeys: number;
+  /** Child keys one user may create per UTC day, revoked or not (beyond: 429 QUOTA_EXCEEDED). */
+  readonly maxKeyCreationsPerDay: number;
+  /** Seconds a revoked key's records are kept (listed as revoked) before they are purged. */
+  readonly revokedKeyRetentionS: number;
   /** Rows per key per UTC day; dry runs do not count toward it, cache hits do. */
   readonly dailyRowCap: number;
   /**
@@ -182,8 +188,14 @@ export function parseClusterNodes(raw: string | undefined): { host: string; port
  * them from here, so a changed default changes the document).
  */
 export const CONFIG_DEFAULTS = Object.freeze({
-  /** BINTEL_MAX_CHILD_KEYS: active child keys of one root key. */
+  /** BINTEL_MAX_CHILD_KEYS: active child keys of one user. */
   maxChildKeys: 100,
+  /** BINTEL_MAX_ORG_KEYS: active keys of one organization. */
+  maxOrgKeys: 1_000,
+  /** BINTEL_MAX_KEY_CREATIONS_PER_DAY: child keys one user may create per UTC day. */
+  maxKeyCreationsPerDay: 100,
+  /** BINTEL_REVOKED_KEY_RETENTION_S: how long a revoked key is kept before it is purged (30 days). */
+  revokedKeyRetentionS: 30 * 86_400,
   /** BINTEL_EXPORT_MAX_ROWS: rows of one async export. */
   exportMaxRows: 50_000,
   /** BINTEL_EXPORT_MAX_ACTIVE: an organization's async exports queued or running. */
@@ -284,6 +296,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerMinute: positive('BINTEL_RATE_LIMIT_PER_MIN', 600),
     maxChildKeys: positive('BINTEL_MAX_CHILD_KEYS', CONFIG_DEFAULTS.maxChildKeys),
+    maxOrgKeys: positive('BINTEL_MAX_ORG_KEYS', CONFIG_DEFAULTS.maxOrgKeys),
+    maxKeyCreationsPerDay: positive('BINTEL_MAX_KEY_CREATIONS_PER_DAY', CONFIG_DEFAULTS.maxKeyCreationsPerDay),
+    revokedKeyRetentionS: positive('BINTEL_REVOKED_KEY_RETENTION_S', CONFIG_DEFAULTS.revokedKeyRetentionS),
     dailyRowCap: positive('BINTEL_DAILY_ROW_CAP', 100_000),
     cacheTtlS: nonNegative('BINTEL_CACHE_TTL_S', 600),
     crawlThreshold: positive('BINTEL_CRAWL_THRESHOLD', 30),

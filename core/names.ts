@@ -40,12 +40,20 @@ export interface RedisKeys {
   rateWindow(secretHash: string, window: number): string;
   /** A revoked JWT (by the hash of its jti), in the slot of its rate window: kept until the token expires. */
   jwtRevoked(h: string): string;
+  /** Every JWT of a user issued at or before this second (unix s) is revoked; the org's slot; kept (see revokeUserTokens). */
+  jwtUserRevoked(org: string, user: string): string;
   /** API key record by id (listing, revoke, rotate): JSON. */
   key(id: string): string;
   /** Ids of every key of an organization (set). */
   orgKeys(org: string): string;
-  /** The active child keys of a root key (a set of ids, for its cap); the org's slot. */
-  childKeys(org: string, rootId: string): string;
+  /** The active child keys of a user (a set of ids, for its cap); the org's slot. */
+  childKeys(org: string, user: string): string;
+  /** The active keys of an organization, root and child (a set of ids, for its cap); the org's slot. */
+  activeKeys(org: string): string;
+  /** Child keys a user created on one UTC day (a counter, expires after the day); the org's slot. */
+  keyCreations(org: string, user: string, day: string): string;
+  /** Revoked keys of an organization by the time of revocation (sorted set, ms), for their purge; the org's slot. */
+  revokedKeys(org: string): string;
   /** Credit pool of an organization, integer milli-credits. */
   credits(org: string): string;
   /** Usage counters of a key (hash: credits_milli, rows, queries), in the org's slot. */
@@ -135,9 +143,13 @@ export function redisKeys(ns: string): RedisKeys {
     keyBySecret: (h: string) => `${p}{s:${h}}:apikey`,
     rateWindow: (h: string, w: number) => `${p}{s:${h}}:rl:${w}`,
     jwtRevoked: (h: string) => `${p}{s:${h}}:revoked`,
+    jwtUserRevoked: (o: string, u: string) => `${org(o)}:jwt:revoked-before:${Buffer.from(u).toString('base64url')}`,
     key: (id: string) => `${p}apikey:id:${id}`,
     orgKeys: (o: string) => `${org(o)}:keys`,
-    childKeys: (o: string, root: string) => `${org(o)}:children:${root}`,
+    childKeys: (o: string, u: string) => `${org(o)}:children:u:${Buffer.from(u).toString('base64url')}`,
+    activeKeys: (o: string) => `${org(o)}:keys:active`,
+    keyCreations: (o: string, u: string, day: string) => `${org(o)}:keys:made:${Buffer.from(u).toString('base64url')}:${day}`,
+    revokedKeys: (o: string) => `${org(o)}:keys:revoked`,
     credits: (o: string) => `${org(o)}:credits`,
     usage: (o: string, id: string) => `${org(o)}:usage:${id}`,
     dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,

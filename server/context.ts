@@ -72,7 +72,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     esSearch,
     redis,
     rk,
-    keys: new KeyService(redis, rk, { maxChildKeys: config.maxChildKeys }),
+    keys: new KeyService(redis, rk, { maxChildKeys: config.maxChildKeys, maxOrgKeys: config.maxOrgKeys, maxCreationsPerDay: config.maxKeyCreationsPerDay, revokedRetentionS: config.revokedKeyRetentionS }),
     credits: new CreditService(redis, rk),
     tags: new TagService(redis, rk, es),
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),

@@ -624,6 +624,14 @@ export type PostApiKeysBody = {
   };
 };
 
+/** Request body of postTokensRevoke. */
+export type PostTokensRevokeBody = {
+  /** A JWT of the caller's user: revoked until its exp. */
+  token?: string;
+  /** Every JWT of the caller's user issued until now (by iat; one without iat too). */
+  all?: true;
+};
+
 /** Query parameters of getCompaniesLookup. */
 export interface GetCompaniesLookupQuery {
   /** How many fields each row carries: light (identifying fields), basic or full (every field of the key's tier). */
@@ -2611,7 +2619,7 @@ export interface Operations {
     | Failure<500, Error500>
     | Failure<503, Error503>
   >;
-  /** Keys of the organization with usage */
+  /** The keys the caller may manage, with usage */
   getApiKeys: OperationTypes<
     Record<string, never>,
     EnvelopeSuccess<200, ApiKeyWithUsage[], Meta>
@@ -2667,6 +2675,27 @@ export interface Operations {
     | Failure<403, Error403>
     | Failure<404, Error404>
     | Failure<409, Error409>
+    | Failure<429, Error429>
+    | Failure<500, Error500>
+    | Failure<503, Error503>
+  >;
+  /** Revoke JWTs of the caller's user: one token until its exp, or every token issued until now */
+  postTokensRevoke: OperationTypes<
+    {
+      body: PostTokensRevokeBody;
+    },
+    EnvelopeSuccess<200, {
+      jti?: string;
+      revoked_until?: string;
+      user?: string;
+      revoked_before?: string;
+    }, Meta>
+    | Failure<400, Error400>
+    | Failure<401, Error401>
+    | Failure<403, Error403>
+    | Failure<404, Error404>
+    | Failure<413, Error413>
+    | Failure<415, Error415>
     | Failure<429, Error429>
     | Failure<500, Error500>
     | Failure<503, Error503>
@@ -4705,6 +4734,7 @@ export const OPERATIONS = {
   postApiKeys: { method: 'POST', path: '/v1/api-keys', kind: 'envelope' },
   deleteApiKeysByKeyId: { method: 'DELETE', path: '/v1/api-keys/{key_id}', kind: 'envelope' },
   postApiKeysByKeyIdRotate: { method: 'POST', path: '/v1/api-keys/{key_id}/rotate', kind: 'envelope' },
+  postTokensRevoke: { method: 'POST', path: '/v1/tokens/revoke', kind: 'envelope' },
   getFilterOptions: { method: 'GET', path: '/v1/filter-options', kind: 'envelope' },
   getFilterOptionsByName: { method: 'GET', path: '/v1/filter-options/{name}', kind: 'envelope' },
   getFilterOptionsByResourceByFilter: { method: 'GET', path: '/v1/filter-options/{resource}/{filter}', kind: 'envelope' },

@@ -36,8 +36,8 @@ export function authenticate(services: Services) {
     let found: { key: KeyRecord; count: number; resetMs: number } | null;
     if (looksLikeJwt(m[1])) {
       // A JWT: verified in this step, then counted (per token) with its revocation check.
-      const { key } = await services.jwt.verify(m[1]);
-      const counted = await services.keys.countToken(key.id.slice(4), WINDOW_MS);
+      const { key, iat } = await services.jwt.verify(m[1]);
+      const counted = await services.keys.countToken(key.id.slice(4), WINDOW_MS, { org: key.org, user: key.user, iat });
       if (!counted) throw unauthorized('revoked_token', 'This token has been revoked');
       found = { key, ...counted };
     } else {

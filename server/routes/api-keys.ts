@@ -1,13 +1,14 @@
 /**
  * The API key endpoints: list with usage (keys:read), create a child key, revoke and rotate
- * (keys:write). Every key shown is of the caller's organization; secrets are returned only at
- * creation and rotation.
+ * (keys:write). A key sees and manages only what it may manage (KeyService.mayManage): itself
+ * and the child keys of its user; any other key answers as an unknown id. Secrets are returned
+ * only at creation and rotation. POST /v1/tokens/revoke revokes JWTs of the caller's user.
  */
 import Router from '@koa/router';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
+import { ApiError, invalid, notFound } from '../errors.ts';
 import { requireScope } from '../middleware/auth.ts';
-import { forbidden } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
 import { KEY_TYPES, publicKey, type KeyRecord, type KeyType } from '../services/keys.ts';
 import { ALL_SCOPES } from '../scopes.ts';
@@ -43,6 +44,19 @@ export const CREATE_KEY_SCHEMA = {
 
 const createBody = validator<CreateBody>(CREATE_KEY_SCHEMA);
 
+/** The body of POST /v1/tokens/revoke: one token, or every token of the caller's user. */
+export const REVOKE_TOKENS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Exactly one of token and all.',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 16_384, description: "A JWT of the caller's user: revoked until its exp." },
+    all: { type: 'boolean', const: true, description: "Every JWT of the caller's user issued until now (by iat; one without iat too)." },
+  },
+};
+
+const revokeTokensBody = validator<{ token?: string; all?: true }>(REVOKE_TOKENS_SCHEMA);
+
 /** A key's budget with what is left of it (credits), or null when it has none. */
 export function budgetView(k: KeyRecord, spentMilli: number, spentTodayMilli: number): Record<string, number | null> | null {
   const b = k.budget;
@@ -65,7 +79,7 @@ export function apiKeyRoutes(services: Services): Router {
 
   r.get('/v1/api-keys', async (ctx) => {
     const key = requireScope(ctx, 'keys:read');
-    const keys = await services.keys.list(key.org);
+    const keys = await services.keys.listManaged(key);
     const data = await Promise.all(keys.map(withUsage));
     ok(ctx, data, { total_count: data.length, returned: data.length });
   });
@@ -79,10 +93,7 @@ export function apiKeyRoutes(services: Services): Router {
 
   const target = async (ctx: Parameters<Parameters<Router['delete']>[1]>[0]) => {
     const key = requireScope(ctx, 'keys:write');
-    const rec = await services.keys.getInOrg(key.org, ctx.params.key_id);
-    // A child key manages only itself; the root manages every key of the organization.
-    if (key.parent_id !== null && rec.id !== key.id) throw forbidden('Only the root key can manage other keys', 'key_id', 'not_root_key');
-    return rec;
+    return services.keys.getManaged(key, ctx.params.key_id);
   };
 
   r.delete('/v1/api-keys/:key_id', async (ctx) => {
@@ -94,6 +105,25 @@ export function apiKeyRoutes(services: Services): Router {
     const rec = await target(ctx);
     const rotated = await services.keys.rotate(rec);
     ok(ctx, { ...rotated.key, secret: rotated.secret });
+  });
+
+  r.post('/v1/tokens/revoke', async (ctx) => {
+    const key = requireScope(ctx, 'keys:write');
+    const body = revokeTokensBody(bodyOf(ctx));
+    if ((body.token === undefined) === (body.all === undefined)) throw invalid({ field: 'body', issue: 'one_of', expected: ['token', 'all'] }, 'Give exactly one of token and all');
+    if (body.all) {
+      const before = await services.keys.revokeUserTokens(key.org, key.user);
+      ok(ctx, { user: key.user, revoked_before: new Date((before + 1) * 1000).toISOString() });
+      return;
+    }
+    const token = await services.jwt.inspect(body.token as string).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) throw invalid({ field: 'token', issue: 'invalid_value' }, `token: ${err.message}`);
+      throw err;
+    });
+    // Another user's token is as unknown as another user's key.
+    if (token.key.org !== key.org || token.key.user !== key.user) throw notFound('Token', 'token');
+    await services.keys.revokeToken(token.key.id.slice(4), token.exp);
+    ok(ctx, { jti: token.key.id.slice(4), revoked_until: new Date(token.exp * 1000).toISOString() });
   });
 
   return r;

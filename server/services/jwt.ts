@@ -13,8 +13,10 @@
  *   CLOCK_SKEW_S ahead of now), jti (required: rate limits, usage, daily caps and revocation are
  *   per token). sub and org are ids as key records have them (ID_RE).
  *
- * A revocation is kept BINTEL_JWT_MAX_TTL_S, so no accepted token may outlive that from now: a
- * lifetime counted from an iat in the future would let a revoked token come back.
+ * No accepted token may outlive BINTEL_JWT_MAX_TTL_S from now (a lifetime counted from an iat in
+ * the future is refused too). A token's validity may still be post-dated (no iat, an exp far
+ * ahead: refused until exp - max), so a revocation by jti is kept until the token's exp
+ * (KeyService.revokeToken), and a revocation of every token of a user (by iat) is kept.
  *
  * A verified token becomes a key record (`id` `jwt_<jti>`), so scopes, tiers, the sandbox,
  * the organization's pool, rate limits, caps, crawl detection and tags work as for a key. It is
@@ -120,10 +122,17 @@ export function jwtWarnings(jwt: Config['jwt']): string[] {
 /** Verified tokens kept per process. */
 const VERIFIED_MAX = 10_000;
 
+/** A verified token: the key record it grants, its exp and its iat (unix s; null when absent). */
+export interface VerifiedToken {
+  key: KeyRecord;
+  exp: number;
+  iat: number | null;
+}
+
 export class JwtService {
   private readonly verifier: Verifier | null;
   /** Verified tokens by the hash of the token, oldest first (see the module comment). */
-  private readonly verified = new Map<string, { key: KeyRecord; exp: number }>();
+  private readonly verified = new Map<string, VerifiedToken>();
   /** Verifications answered from `verified` (for tests and benchmarks). */
   cacheHits = 0;
 
@@ -140,8 +149,8 @@ export class JwtService {
     return this.verifier !== null;
   }
 
-  /** Verifies a token: its key record and expiry (seconds), or a 401 naming the issue. A token verified before and not expired is answered from memory. */
-  async verify(token: string): Promise<{ key: KeyRecord; exp: number }> {
+  /** Verifies a token: its key record, exp and iat (seconds), or a 401 naming the issue. A token verified before and not expired is answered from memory. */
+  async verify(token: string): Promise<VerifiedToken> {
     const h = createHash('sha256').update(token).digest('base64url');
     const seen = this.verified.get(h);
     if (seen && seen.exp > Date.now() / 1000) {
@@ -156,16 +165,35 @@ export class JwtService {
   }
 
   /** The signature, the claims and the lifetime, checked with jose. */
-  private async verifyFully(token: string): Promise<{ key: KeyRecord; exp: number }> {
+  private async verifyFully(token: string): Promise<VerifiedToken> {
+    const payload = await this.checked(token, {});
+    const exp = payload.exp as number;
+    this.checkLifetime(exp, payload.iat, Math.floor(Date.now() / 1000));
+    return { key: deepFreeze(keyOfClaims(payload)), exp, iat: payload.iat ?? null };
+  }
+
+  /**
+   * A token to revoke: its signature, issuer, audience and claims checked as `verify` does, but
+   * not its times (an expired or not yet valid token may be revoked). A 401 naming the issue when
+   * it is not one this service would ever accept.
+   */
+  async inspect(token: string): Promise<VerifiedToken> {
+    const payload = await this.checked(token, { clockTolerance: Number.MAX_SAFE_INTEGER });
+    return { key: keyOfClaims(payload), exp: payload.exp as number, iat: payload.iat ?? null };
+  }
+
+  /** jose's verification with this configuration; its errors as 401s naming the issue. */
+  private async checked(token: string, opts: { clockTolerance?: number }): Promise<JWTPayload> {
     if (!this.verifier) throw fail('tokens_not_accepted', 'This service takes API keys only: no JWT verification key is configured (BINTEL_JWT_SECRET, BINTEL_JWT_PUBLIC_KEY or BINTEL_JWT_JWKS)');
-    let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.verifier.key as never, {
+      const { payload } = await jwtVerify(token, this.verifier.key as never, {
         algorithms: this.verifier.algorithms,
         requiredClaims: ['exp', 'sub', 'jti'],
         ...(this.config.issuer ? { issuer: this.config.issuer } : {}),
         ...(this.config.audience ? { audience: this.config.audience } : {}),
-      }));
+        ...opts,
+      });
+      return payload;
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw fail('expired_token', 'The token has expired');
       if (err instanceof errors.JWTClaimValidationFailed) throw fail('invalid_token', `The token's ${err.claim} claim is not accepted (${err.reason})`);
@@ -173,9 +201,6 @@ export class JwtService {
       if (err instanceof errors.JOSEError) throw fail('invalid_token', `The token is not valid (${err.code})`);
       throw err;
     }
-    const exp = payload.exp as number;
-    this.checkLifetime(exp, payload.iat, Math.floor(Date.now() / 1000));
-    return { key: deepFreeze(keyOfClaims(payload)), exp };
   }
 
   /** A token lives at most maxTtlS after its iat and after now; its iat lies at most CLOCK_SKEW_S ahead. */

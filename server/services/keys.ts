@@ -142,13 +142,21 @@ return 1
 `;
 
 /**
- * A child key's place under its root: KEYS = the root's active children, the org's key list;
- * ARGV = the cap, the child's id. 1 when added, 0 when the root already has `cap` active children.
+ * A child key's place among its user's and its organization's keys, with the caps, in one
+ * script (parallel creations never pass a cap): KEYS = the user's active children, the org's
+ * active keys, the org's key list, the user's creations today; ARGV = the per-user cap, the org
+ * cap, the creations cap, the child's id, the counter's lifetime (s). 1 when added; -1, -2, -3
+ * when the user's, the organization's or the day's cap is reached (nothing written).
  */
 const ADD_CHILD = `
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('SADD', KEYS[1], ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[2])
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then return -2 end
+if tonumber(redis.call('GET', KEYS[4]) or '0') >= tonumber(ARGV[3]) then return -3 end
+redis.call('INCR', KEYS[4])
+redis.call('EXPIRE', KEYS[4], tonumber(ARGV[5]))
+redis.call('SADD', KEYS[1], ARGV[4])
+redis.call('SADD', KEYS[2], ARGV[4])
+redis.call('SADD', KEYS[3], ARGV[4])
 return 1
 `;
 
@@ -180,6 +188,21 @@ export function deepFreeze<T>(v: T): T {
   return v;
 }
 
+/** The bounds of an organization's key records (core/config.ts names their settings and defaults). */
+export interface KeyCaps {
+  /** Active child keys of one user. */
+  maxChildKeys?: number;
+  /** Active keys of one organization, root keys included (the operator's root keys are never refused). */
+  maxOrgKeys?: number;
+  /** Child keys one user may create per UTC day. */
+  maxCreationsPerDay?: number;
+  /** Seconds a revoked key's records are kept before they are purged. */
+  revokedRetentionS?: number;
+}
+
+/** Revoked keys purged per call (list, creation): a bounded step, the rest at the next call. */
+const PURGE_BATCH = 100;
+
 export class KeyService {
   /**
    * The last record parsed for each key id, with the JSON it came from. Redis still answers
@@ -189,31 +212,52 @@ export class KeyService {
   private readonly parsed = new Map<string, { json: string; rec: KeyRecord }>();
   /** The key each secret (by hash) named when last seen, with its secret record's JSON (see authenticateAndCount). */
   private readonly secretIds = new Map<string, { id: string; parentId: string | null; json: string }>();
-  private readonly maxChildKeys: number;
+  private readonly caps: Required<KeyCaps>;
 
-  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, opts: { maxChildKeys?: number } = {}) {
-    this.maxChildKeys = opts.maxChildKeys ?? 100;
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, caps: KeyCaps = {}) {
+    this.caps = { maxChildKeys: 100, maxOrgKeys: 1_000, maxCreationsPerDay: 100, revokedRetentionS: 30 * 86_400, ...caps };
     this.redis.defineCommand('bintelAuthenticate', { numberOfKeys: 2, lua: AUTHENTICATE });
     this.redis.defineCommand('bintelCountToken', { numberOfKeys: 2, lua: COUNT_TOKEN });
     this.redis.defineCommand('bintelKeyCas', { numberOfKeys: 1, lua: COMPARE_AND_SET });
-    this.redis.defineCommand('bintelAddChild', { numberOfKeys: 2, lua: ADD_CHILD });
+    this.redis.defineCommand('bintelAddChild', { numberOfKeys: 4, lua: ADD_CHILD });
   }
 
   /**
-   * A verified JWT's request in its rate window (per token: its jti), in one round trip with the
-   * revocation check: the count, or null when the token is revoked.
+   * A verified JWT's request in its rate window (per token: its jti), with the revocation checks:
+   * the count, or null when the token is revoked, by its jti or with every token of its user
+   * issued until then (`iat` null: a token without iat is taken as issued before any revocation
+   * of its user). Two reads in the same tick: the token's script and its user's mark.
    */
-  async countToken(jti: string, windowMs: number, now = Date.now()): Promise<{ count: number; resetMs: number } | null> {
+  async countToken(jti: string, windowMs: number, owner: { org: string; user: string; iat: number | null }, now = Date.now()): Promise<{ count: number; resetMs: number } | null> {
     const h = hashSecret(`jwt:${jti}`);
     const window = Math.floor(now / windowMs);
     const run = (this.redis as unknown as { bintelCountToken: (...a: (string | number)[]) => Promise<number> }).bintelCountToken;
-    const n = Number(await run.call(this.redis, this.keys.jwtRevoked(h), this.keys.rateWindow(h, window), windowMs));
-    return n < 0 ? null : { count: n, resetMs: (window + 1) * windowMs - now };
+    const [n, before] = await Promise.all([run.call(this.redis, this.keys.jwtRevoked(h), this.keys.rateWindow(h, window), windowMs), this.redis.get(this.keys.jwtUserRevoked(owner.org, owner.user))]);
+    if (Number(n) < 0) return null;
+    if (before !== null && (owner.iat === null || owner.iat <= Number(before))) return null;
+    return { count: Number(n), resetMs: (window + 1) * windowMs - now };
   }
 
-  /** Revokes a JWT by its jti until `ttlS` seconds from now (its expiry): refused at once in every process. */
-  async revokeToken(jti: string, ttlS: number): Promise<void> {
-    await this.redis.set(this.keys.jwtRevoked(hashSecret(`jwt:${jti}`)), '1', 'EX', Math.max(1, Math.ceil(ttlS)));
+  /**
+   * Revokes a JWT by its jti until its `exp` (unix s) and a minute of clock skew after: refused at
+   * once in every process, for as long as it could ever be accepted (a token whose validity is
+   * post-dated included).
+   */
+  async revokeToken(jti: string, expS: number): Promise<void> {
+    const ttl = Math.max(1, Math.ceil(expS - Date.now() / 1000) + 60);
+    await this.redis.set(this.keys.jwtRevoked(hashSecret(`jwt:${jti}`)), '1', 'EX', ttl);
+  }
+
+  /**
+   * Revokes every JWT of a user issued at or before this second (by its iat; a token without iat
+   * is revoked too, its issue time being unknown). The mark is kept, not expired: a token's
+   * validity may be post-dated, so no lifetime bounds when one issued before it can come; a
+   * later revocation moves it on. Returns the second.
+   */
+  async revokeUserTokens(org: string, user: string): Promise<number> {
+    const before = Math.floor(Date.now() / 1000);
+    await this.redis.set(this.keys.jwtUserRevoked(org, user), String(before));
+    return before;
   }
 
   /** Issues a root key (operator). */
@@ -291,20 +335,67 @@ export class KeyService {
       revoked_at: null,
       rotated_at: null,
     };
-    if (rec.parent_id !== null) {
-      // The cap and the org's list in one script: parallel creations never pass the cap.
-      const add = (this.redis as unknown as { bintelAddChild: (...a: (string | number)[]) => Promise<number> }).bintelAddChild;
-      const added = Number(await add.call(this.redis, this.keys.childKeys(rec.org, rec.parent_id), this.keys.orgKeys(rec.org), this.maxChildKeys, rec.id));
-      if (!added) {
-        throw new ApiError('QUOTA_EXCEEDED', `A root key has at most ${this.maxChildKeys} active child keys; revoke one first`, [{ field: 'scopes', issue: 'quota_exceeded', expected: { max_active_child_keys: this.maxChildKeys } }]);
-      }
-    } else {
-      await this.redis.sadd(this.keys.orgKeys(rec.org), rec.id);
-    }
+    if (rec.parent_id !== null) await this.placeChild(rec);
+    else await this.redis.multi().sadd(this.keys.orgKeys(rec.org), rec.id).sadd(this.keys.activeKeys(rec.org), rec.id).exec();
     // The key's record (the authority) before the secret's: a secret never points to nothing.
     await this.redis.set(this.keys.key(rec.id), JSON.stringify(rec));
     await this.redis.set(this.keys.keyBySecret(rec.secret_hash), secretRecord(rec));
     return { key: publicKey(rec), secret };
+  }
+
+  /** A new child key's place under the caps (ADD_CHILD), or 429 QUOTA_EXCEEDED naming the cap reached. */
+  private async placeChild(rec: KeyRecord): Promise<void> {
+    await this.purgeRevoked(rec.org);
+    if (!(await this.redis.exists(this.keys.activeKeys(rec.org)))) await this.rebuildActive(rec.org);
+    const { maxChildKeys, maxOrgKeys, maxCreationsPerDay } = this.caps;
+    const day = new Date().toISOString().slice(0, 10);
+    const add = (this.redis as unknown as { bintelAddChild: (...a: (string | number)[]) => Promise<number> }).bintelAddChild;
+    const keys = [this.keys.childKeys(rec.org, rec.user), this.keys.activeKeys(rec.org), this.keys.orgKeys(rec.org), this.keys.keyCreations(rec.org, rec.user, day)];
+    const placed = Number(await add.call(this.redis, ...keys, maxChildKeys, maxOrgKeys, maxCreationsPerDay, rec.id, 2 * 86_400));
+    if (placed === 1) return;
+    const [message, expected] =
+      placed === -1
+        ? [`A user has at most ${maxChildKeys} active child keys; revoke one first`, { max_active_child_keys: maxChildKeys }]
+        : placed === -2
+          ? [`An organization has at most ${maxOrgKeys} active keys; revoke one first`, { max_active_keys_per_organization: maxOrgKeys }]
+          : [`A user may create at most ${maxCreationsPerDay} child keys per UTC day, revoked ones included; try again after midnight UTC`, { max_key_creations_per_day: maxCreationsPerDay }];
+    throw new ApiError('QUOTA_EXCEEDED', message, [{ field: 'scopes', issue: 'quota_exceeded', expected }]);
+  }
+
+  /**
+   * The active-key sets of an organization from its key records: once, for an organization whose
+   * keys were made before the sets existed (its root keys, made since, are in them). A key
+   * revoked while this runs may be left in them: it then counts until its purge removes it.
+   */
+  private async rebuildActive(org: string): Promise<void> {
+    const active = (await this.list(org)).filter((k) => k.status === 'active');
+    if (!active.length) return;
+    const m = this.redis.multi().sadd(this.keys.activeKeys(org), ...active.map((k) => k.id));
+    for (const k of active) if (k.parent_id !== null) m.sadd(this.keys.childKeys(org, k.user), k.id);
+    await m.exec();
+  }
+
+  /**
+   * Purges the keys revoked more than the retention period ago (at most PURGE_BATCH a call):
+   * their records by id and by secret and their usage counters are deleted, and they leave the
+   * organization's list. A purged key's secret is then unknown (401 invalid_credentials).
+   */
+  private async purgeRevoked(org: string): Promise<void> {
+    const before = Date.now() - this.caps.revokedRetentionS * 1000;
+    const ids = await this.redis.zrangebyscore(this.keys.revokedKeys(org), '-inf', before, 'LIMIT', 0, PURGE_BATCH);
+    await Promise.all(ids.map(async (id) => this.purge(org, id, await this.get(id))));
+  }
+
+  /** Deletes one revoked key's records (see purgeRevoked); a key found active is left alone. */
+  private async purge(org: string, id: string, rec: KeyRecord | null): Promise<void> {
+    if (rec && rec.status !== 'revoked') return;
+    // The record by id first: from then on its secret is unknown, whatever is left.
+    await this.redis.del(this.keys.key(id));
+    // One DEL each: in a cluster the secret's record and the usage counters live in different slots.
+    if (rec) await Promise.all([this.redis.del(this.keys.keyBySecret(rec.secret_hash)), this.redis.del(this.keys.usage(org, id))]);
+    const m = this.redis.multi().srem(this.keys.orgKeys(org), id).srem(this.keys.activeKeys(org), id).zrem(this.keys.revokedKeys(org), id);
+    if (rec) m.srem(this.keys.childKeys(org, rec.user), id);
+    await m.exec();
   }
 
   /** The key a secret belongs to, with its state (see `resolve`); null when unknown. Counts nothing. */
@@ -400,19 +491,32 @@ export class KeyService {
     return json ? (JSON.parse(json) as KeyRecord) : null;
   }
 
-  /** Every key of an organization, oldest first. */
+  /**
+   * Every key of an organization, oldest first, revoked ones until their purge (see
+   * purgeRevoked; a key revoked before revocations were indexed is purged when found here).
+   */
   async list(org: string): Promise<KeyRecord[]> {
+    await this.purgeRevoked(org);
     const ids = await this.redis.smembers(this.keys.orgKeys(org));
     if (!ids.length) return [];
     // One GET per key (auto-pipelined): key records live in their own slots, which one MGET may not span in a cluster.
     const jsons = await Promise.all(ids.map((id) => this.redis.get(this.keys.key(id))));
-    return jsons.filter((j): j is string => !!j).map((j) => JSON.parse(j) as KeyRecord).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    const before = Date.now() - this.caps.revokedRetentionS * 1000;
+    const recs = jsons.filter((j): j is string => !!j).map((j) => JSON.parse(j) as KeyRecord);
+    const old = recs.filter((k) => k.status === 'revoked' && k.revoked_at !== null && Date.parse(k.revoked_at) < before);
+    await Promise.all(old.map((k) => this.purge(org, k.id, k)));
+    return recs.filter((k) => !old.includes(k)).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   }
 
-  /** A key of the caller's organization, or 404 (never reveals other organizations' keys). */
-  async getInOrg(org: string, id: string): Promise<KeyRecord> {
+  /** The keys `caller` may manage (see mayManage), oldest first. */
+  async listManaged(caller: KeyRecord): Promise<KeyRecord[]> {
+    return (await this.list(caller.org)).filter((rec) => mayManage(caller, rec));
+  }
+
+  /** A key `caller` may manage (see mayManage), or 404: any other key is an unknown id, whatever its organization or user. */
+  async getManaged(caller: KeyRecord, id: string): Promise<KeyRecord> {
     const rec = await this.get(id);
-    if (!rec || rec.org !== org) throw notFound('API key', 'key_id');
+    if (!rec || !mayManage(caller, rec)) throw notFound('API key', 'key_id');
     return rec;
   }
 
@@ -424,10 +528,11 @@ export class KeyService {
   async revoke(rec: Pick<KeyRecord, 'id'>): Promise<KeyRecord> {
     const at = new Date().toISOString();
     const next = await this.update(rec.id, (cur) => (cur.status === 'revoked' ? null : { ...cur, status: 'revoked', revoked_at: at }));
-    if (next.parent_id !== null) {
-      await this.redis.srem(this.keys.childKeys(next.org, next.parent_id), next.id);
-      return next;
-    }
+    // Out of the caps' counts, and into the index of revocations its purge reads.
+    const m = this.redis.multi().srem(this.keys.activeKeys(next.org), next.id).zadd(this.keys.revokedKeys(next.org), 'NX', Date.parse(next.revoked_at ?? at), next.id);
+    if (next.parent_id !== null) m.srem(this.keys.childKeys(next.org, next.user), next.id);
+    await m.exec();
+    if (next.parent_id !== null) return next;
     const children = (await this.list(next.org)).filter((k) => k.parent_id === next.id && k.status !== 'revoked');
     await Promise.all(children.map((k) => this.revoke(k)));
     return next;
@@ -459,6 +564,20 @@ export class KeyService {
     await this.redis.expire(this.keys.keyBySecret(rec.secret_hash), ROTATED_TTL_S).catch(() => 0);
     return { key: publicKey(next), secret };
   }
+}
+
+/**
+ * Whether `caller` may see, rotate and revoke `rec`: a key manages itself, and a root key also
+ * every child key of its user (whichever of the user's root keys made it). Another user's keys,
+ * another root key of the same user and operator-made internal keys are the operator's
+ * (`bintel keys`). A JWT is no key record: it manages none. The fields read never change after
+ * creation, so no concurrent write can turn a refusal into a permission.
+ */
+export function mayManage(caller: KeyRecord, rec: KeyRecord): boolean {
+  if (rec.org !== caller.org) return false;
+  if (rec.id === caller.id) return true;
+  const callerIsRoot = caller.parent_id === null;
+  return callerIsRoot && rec.parent_id !== null && !rec.internal && rec.user === caller.user;
 }
 
 const revokedConflict = () => new ApiError('CONFLICT', 'A revoked key cannot be rotated', [{ field: 'key_id', issue: 'revoked' }]);

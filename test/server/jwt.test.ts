@@ -125,7 +125,7 @@ t('bintel jwt revoke: refused at once in every process; the rate limit counts pe
   const { token, jti, exp } = JSON.parse(minted.out);
   assert.ok(exp > Date.now() / 1000);
   assert.is((await other.call('GET', '/v1/whoami', { secret: token })).status, 200);
-  const revoked = await bintel('jwt', 'revoke', jti);
+  const revoked = await bintel('jwt', 'revoke', jti, '--exp', String(exp));
   assert.is(revoked.code, 0, revoked.err);
   assertError(await h.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
   assertError(await other.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
@@ -147,18 +147,82 @@ t('a verified token is kept until its exp: repeats skip the signature check, a r
   const { org } = await withOrg(h, {});
   const jwt = other.running.services.jwt;
   // Lifetimes leave room for a busy machine (a token that expires between mint and call would read as a failure here).
-  const { token, jti } = await mint({ org, ttlS: 30 });
+  const { token, jti, exp } = await mint({ org, ttlS: 30 });
   const hits = jwt.cacheHits;
   for (let i = 0; i < 3; i++) assert.is((await other.call('GET', '/v1/whoami', { secret: token })).status, 200);
   assert.is(jwt.cacheHits - hits, 2, 'the first call verified the token, the next two were answered from memory');
   // A changed signature is another token: never answered from memory.
   assertError(await other.call('GET', '/v1/whoami', { secret: `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}` }), 401, 'UNAUTHORIZED', { issue: 'invalid_token' });
-  await h.running.services.keys.revokeToken(jti, 60);
+  await h.running.services.keys.revokeToken(jti, exp);
   assertError(await other.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
   const fresh = await mint({ org, ttlS: 3 });
   assert.is((await other.call('GET', '/v1/whoami', { secret: fresh.token })).status, 200);
   while (Date.now() / 1000 <= fresh.exp) await new Promise((r) => setTimeout(r, 100));
   assertError(await other.call('GET', '/v1/whoami', { secret: fresh.token }), 401, 'UNAUTHORIZED', { issue: 'expired_token' });
+});
+
+t('a token revoked before its post-dated validity starts stays revoked until its exp (bintel jwt revoke <token>)', async () => {
+  const max = 2;
+  const short = { ...ENV, BINTEL_JWT_MAX_TTL_S: String(max) };
+  const s = await startHarness(short);
+  try {
+    const { org } = await withOrg(s, {});
+    const now = Math.floor(Date.now() / 1000);
+    // No iat and an exp 5 s ahead: refused now (it lives longer than 2 s from now), valid from exp - 2 s.
+    const token = await signed({ ...good, org, jti: `post-${now}` }, { iat: null, exp: now + 5 });
+    assertError(await s.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'invalid_token' });
+    const revoked = await run(['jwt', 'revoke', token], { ...short, BINTEL_NAMESPACE: s.config.namespace });
+    assert.is(revoked.code, 0, revoked.err);
+    // Past the longest lifetime from the revocation, inside the token's own validity.
+    while (Date.now() / 1000 < now + max + 1.5) await new Promise((r) => setTimeout(r, 100));
+    assertError(await s.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
+  } finally {
+    await s.close();
+  }
+});
+
+t('POST /v1/tokens/revoke: one token of the caller\'s user until its exp, or every token of the user issued so far; another user\'s token is 404', async () => {
+  const { org, secret } = await withOrg(h, { user: 'svc' });
+  const one = await mint({ org });
+  const two = await mint({ org });
+  const noIat = await signed({ ...good, org, jti: `no-iat-${Date.now()}` }, { iat: null });
+  const stranger = await mint({ org, user: 'someone-else' });
+  for (const t of [one, two, stranger]) assert.is((await h.call('GET', '/v1/whoami', { secret: t.token })).status, 200);
+
+  const single = await h.call('POST', '/v1/tokens/revoke', { secret, body: { token: one.token } });
+  assert.is(single.status, 200, JSON.stringify(single.body));
+  assert.is(single.body.data.jti, one.jti);
+  assertError(await other.call('GET', '/v1/whoami', { secret: one.token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
+  assert.is((await other.call('GET', '/v1/whoami', { secret: two.token })).status, 200, 'only that token');
+
+  assertError(await h.call('POST', '/v1/tokens/revoke', { secret, body: { token: stranger.token } }), 404, 'NOT_FOUND', { field: 'token', issue: 'not_found' });
+  assertError(await h.call('POST', '/v1/tokens/revoke', { secret, body: { token: 'a.b.c' } }), 400, 'VALIDATION_ERROR', { field: 'token' });
+  assertError(await h.call('POST', '/v1/tokens/revoke', { secret, body: {} }), 400, 'VALIDATION_ERROR');
+  assertError(await h.call('POST', '/v1/tokens/revoke', { secret, body: { token: two.token, all: true } }), 400, 'VALIDATION_ERROR');
+
+  const all = await h.call('POST', '/v1/tokens/revoke', { secret, body: { all: true } });
+  assert.is(all.status, 200, JSON.stringify(all.body));
+  assert.is(all.body.data.user, 'svc');
+  for (const t of [two.token, noIat]) assertError(await other.call('GET', '/v1/whoami', { secret: t }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
+  assert.is((await other.call('GET', '/v1/whoami', { secret: stranger.token })).status, 200, "another user's tokens are untouched");
+  // A token issued after the revocation (a later second) is accepted.
+  while (Date.now() / 1000 < Date.parse(all.body.data.revoked_before) / 1000 + 1) await new Promise((r) => setTimeout(r, 50));
+  assert.is((await other.call('GET', '/v1/whoami', { secret: (await mint({ org })).token })).status, 200);
+});
+
+t('bintel jwt revoke-user refuses every token of the user issued so far; a JWT manages no key', async () => {
+  const { org } = await withOrg(h, { user: 'svc' });
+  const token = (await mint({ org, scopes: ['keys:read', 'keys:write'] })).token;
+  const root = await h.key({ org, user: 'svc' });
+  const child = await h.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'] } });
+  assert.is(child.status, 201);
+  // A token is no key record: its user's keys are unknown ids to it.
+  assertError(await h.call('POST', `/v1/api-keys/${child.body.data.id}/rotate`, { secret: token }), 404, 'NOT_FOUND', { field: 'key_id' });
+  assert.equal((await h.call('GET', '/v1/api-keys', { secret: token })).body.data, []);
+  const res = await bintel('jwt', 'revoke-user', '--org', org, '--user', 'svc');
+  assert.is(res.code, 0, res.err);
+  assertError(await other.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
+  assert.is((await other.call('GET', '/v1/whoami', { secret: root.secret })).status, 200, 'keys are not tokens');
 });
 
 t('no verification key configured: tokens refused with a clear 401, keys work as ever', async () => {

@@ -140,8 +140,9 @@ t('keys of another organization are invisible (404), never managed', async () =>
 });
 
 t('revoke takes effect at once in another server process', async () => {
-  const root = await a.key({ org });
-  const victim = await a.key({ org, user: 'bob' });
+  const root = await a.key({ org, user: 'bob' });
+  const made = await a.call('POST', '/v1/api-keys', { secret: root.secret, body: { scopes: ['read:companies'] } });
+  const victim = { key: made.body.data, secret: made.body.data.secret as string };
   assert.is((await b.call('GET', '/v1/whoami', { secret: victim.secret })).status, 200);
   const res = await a.call('DELETE', `/v1/api-keys/${victim.key.id}`, { secret: root.secret });
   assert.is(res.status, 200);
