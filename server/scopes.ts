@@ -10,7 +10,6 @@ export const ALL_SCOPES: readonly string[] = Object.freeze([
   'tags:write',
   'keys:read',
   'keys:write',
-  'credits:read',
   'usage:read',
   'writing:read',
   'writing:write',
@@ -18,7 +17,16 @@ export const ALL_SCOPES: readonly string[] = Object.freeze([
 ]);
 
 /** Scopes a test (sandbox) key can never use, whatever it holds. */
-export const LIVE_ONLY_SCOPES: readonly string[] = Object.freeze(['tags:write', 'keys:read', 'keys:write', 'credits:read', 'usage:read', 'writing:read', 'writing:write', 'writing:generate']);
+export const LIVE_ONLY_SCOPES: readonly string[] = Object.freeze(['tags:write', 'keys:read', 'keys:write', 'usage:read', 'writing:read', 'writing:write', 'writing:generate']);
+
+/**
+ * Scopes that once existed and gate nothing: accepted where scopes are given (keys, JWT scope
+ * claims) so tokens and scripts naming them keep working, and dropped. `credits:read` never gated
+ * `GET /v1/credits`, which every live key of the organization may read (the spec names no scope).
+ */
+export const RETIRED_SCOPES: readonly string[] = Object.freeze(['credits:read']);
+/** The scopes given, retired ones dropped. */
+export const withoutRetired = (scopes: readonly string[]): string[] => scopes.filter((s) => !RETIRED_SCOPES.includes(s));
 
 export const isDataReadScope = (s: string) => DATA_READ_SCOPES.includes(s);
 export const isKnownScope = (s: string) => ALL_SCOPES.includes(s);
