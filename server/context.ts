@@ -74,7 +74,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     rk,
     keys: new KeyService(redis, rk, { maxChildKeys: config.maxChildKeys }),
     credits: new CreditService(redis, rk),
-    tags: new TagService(redis, rk, es),
+    tags: new TagService(redis, rk, es, { perUser: config.records.tagsMaxPerUser, perOrg: config.records.tagsMaxPerOrg }),
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
     cursors: new CursorCodec(redis, rk.cursorSecret()),
     writing: new WritingStore(redis, rk),
