@@ -92,6 +92,8 @@ export interface RedisKeys {
   feedbackByUser(org: string, kind: string, user: string): string;
   /** The ids of an organization's open records of a kind (a set in its slot: the cap counts it). */
   feedbackOpen(org: string, kind: string): string;
+  /** The open records of one kind one user of an organization filed (set of ids), in the organization's slot. */
+  feedbackOpenBy(org: string, kind: string, user: string): string;
   feedbackAll(kind: string): string;
   feedbackOrgs(kind: string): string;
   /** A user's personal-play temperature override. */
@@ -173,6 +175,7 @@ export function redisKeys(ns: string): RedisKeys {
     feedback: (o: string, k: string, id: string) => `${org(o)}:${k}:${id}`,
     feedbackByUser: (o: string, k: string, u: string) => `${org(o)}:${k}s:${Buffer.from(u).toString('base64url')}`,
     feedbackOpen: (o: string, k: string) => `${org(o)}:${k}-open`,
+    feedbackOpenBy: (o: string, k: string, u: string) => `${org(o)}:${k}-open:${Buffer.from(u).toString('base64url')}`,
     feedbackAll: (k: string) => `${p}{feedback}:${k}s`,
     feedbackOrgs: (k: string) => `${p}{feedback}:${k}-orgs`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,

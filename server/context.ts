@@ -78,7 +78,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
     cursors: new CursorCodec(redis, rk.cursorSecret()),
     writing: new WritingStore(redis, rk),
-    feedback: new FeedbackStore(redis, rk, config.feedbackMaxOpen),
+    feedback: new FeedbackStore(redis, rk, config.feedbackMaxOpen, config.records.feedbackMaxOpenPerUser),
     jwt: new JwtService(config.jwt, log),
     crm: new CrmService(redis, rk, es, config.namespace),
     dataNamespace: (t) => (t === 'test' ? sandboxNamespace(config.namespace) : config.namespace),

@@ -15,10 +15,14 @@ export const ALL_SCOPES: readonly string[] = Object.freeze([
   'writing:read',
   'writing:write',
   'writing:generate',
+  // Bug reports and review flags (POST/GET /v1/reports, /v1/review-flags, /v1/data-flags): held
+  // by root keys (and tokens) that are given them, never by child keys (data-read scopes only).
+  'feedback:read',
+  'feedback:write',
 ]);
 
 /** Scopes a test (sandbox) key can never use, whatever it holds. */
-export const LIVE_ONLY_SCOPES: readonly string[] = Object.freeze(['tags:write', 'keys:read', 'keys:write', 'credits:read', 'usage:read', 'writing:read', 'writing:write', 'writing:generate']);
+export const LIVE_ONLY_SCOPES: readonly string[] = Object.freeze(['tags:write', 'keys:read', 'keys:write', 'credits:read', 'usage:read', 'writing:read', 'writing:write', 'writing:generate', 'feedback:read', 'feedback:write']);
 
 export const isDataReadScope = (s: string) => DATA_READ_SCOPES.includes(s);
 export const isKnownScope = (s: string) => ALL_SCOPES.includes(s);

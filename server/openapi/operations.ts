@@ -170,7 +170,7 @@ function exportJobOperations(): Operation[] {
   const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: EXPORT_ID_PATTERN });
   const job = EXPORT_JOB_VIEW_SCHEMA as unknown as Schema;
   const paging = pagedParameters('Exports', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] } }, about: { status: 'Only jobs in this state.' } });
-  const readable = "A job is read only by keys that could read its rows: read:<resource>, a tier for the resource at least the job's (`tier`), and the job's side (test keys sandbox jobs, live keys live ones)";
+  const readable = "A job is read only by its user's keys and tokens (the key that started it, its root and child keys, tokens of the same user) that could read its rows: read:<resource>, a tier for the resource at least the job's (`tier`), and the job's side (test keys sandbox jobs, live keys live ones)";
   const body = EXPORT_BODY_SCHEMA as Schema;
   return [
     { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: `Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key: a repeat with the same body returns the same job (200, meta.idempotency_reused), another body or another key is 409. 202 Accepted with Location; meta.credits_reserved is the reservation, meta.credits_charged 0 until the job settles. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default ${CONFIG_DEFAULTS.exportMaxActive}) exports queued or running.`, access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, accepted: true }, errors: [...BODY, 402, 409, 429] },
@@ -255,10 +255,11 @@ function tagOperations(): Operation[] {
   const tag = ref('TagRecord');
   const pair = { schema: PAIR_BODY_SCHEMA, example: { entity_type: 'companies', entity_id: 'cmp_0001', tag: 'q3-outreach' } };
   const about = { tag: 'A tag name.', tag_id: 'One of your tag ids.', entity_type: 'A resource.', resource: 'Alias of entity_type.' };
+  const tagCaps = `One user (on one side) holds at most BINTEL_TAGS_MAX_PER_USER (default ${CONFIG_DEFAULTS.records.tagsMaxPerUser.toLocaleString('en-US')}) tag records, an organization BINTEL_TAGS_MAX_PER_ORG (default ${CONFIG_DEFAULTS.records.tagsMaxPerOrg.toLocaleString('en-US')}): 429 QUOTA_EXCEEDED beyond (details[0].expected: {limit, current, per}), nothing written.`;
   return [
-    { method: 'post', path: '/v1/tags', tag: 'tags', summary: 'Tag an entity (201 created, 200 already tagged)', access: write, body: pair, success: { data: tag, created: true }, errors: BODY },
+    { method: 'post', path: '/v1/tags', tag: 'tags', summary: 'Tag an entity (201 created, 200 already tagged)', description: tagCaps, access: write, body: pair, success: { data: tag, created: true }, errors: BODY },
     { method: 'delete', path: '/v1/tags', tag: 'tags', summary: 'Remove a tag from an entity', access: write, body: pair, success: { data: tag }, errors: [...BODY, 404] },
-    { method: 'post', path: '/v1/tags/bulk', tag: 'tags', summary: 'One tag on up to 100 entities', access: write, body: { schema: BULK_BODY_SCHEMA, example: { entity_type: 'companies', entity_ids: ['cmp_0001', 'cmp_0002'], tag: 'q3-outreach' } }, success: { data: { type: 'object', properties: { created: { type: 'integer' }, matched: { type: 'integer' }, tags: array(tag) } }, created: true }, errors: BODY },
+    { method: 'post', path: '/v1/tags/bulk', tag: 'tags', summary: 'One tag on up to 100 entities', description: `All or nothing. ${tagCaps}`, access: write, body: { schema: BULK_BODY_SCHEMA, example: { entity_type: 'companies', entity_ids: ['cmp_0001', 'cmp_0002'], tag: 'q3-outreach' } }, success: { data: { type: 'object', properties: { created: { type: 'integer' }, matched: { type: 'integer' }, tags: array(tag) } }, created: true }, errors: BODY },
     { method: 'get', path: '/v1/tags', tag: 'tags', summary: "The caller's tags, newest first", access: read, parameters: schemaParameters(TAG_LIST_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400] },
     { method: 'get', path: '/v1/tags/entities', tag: 'tags', summary: 'Tag records of the entities sharing a tag', access: read, parameters: schemaParameters(TAG_ENTITIES_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400, 404] },
     { method: 'delete', path: '/v1/tags/{tag_id}', tag: 'tags', summary: 'Remove a tag record by id', access: write, parameters: [pathParameter('tag_id', 'The tag id.')], success: { data: tag }, errors: [404] },
@@ -304,9 +305,11 @@ function lookalikeOperations(): Operation[] {
   ];
 }
 
-/** Bug reports and review flags (server/routes/feedback.ts): live keys, 0 credits. */
+/** Bug reports and review flags (server/routes/feedback.ts): live keys with feedback:read / feedback:write, 0 credits. */
 function feedbackOperations(): Operation[] {
-  const live: Access = { kind: 'live' };
+  const reads = scope('feedback:read');
+  const writes = scope('feedback:write');
+  const capped = `An organization holds at most BINTEL_FEEDBACK_MAX_OPEN (default 1,000) open records of each kind, one user BINTEL_FEEDBACK_MAX_OPEN_PER_USER (default ${CONFIG_DEFAULTS.records.feedbackMaxOpenPerUser}): 429 QUOTA_EXCEEDED beyond, until an operator resolves some.`;
   const common: Record<string, Schema> = {
     status: { type: 'string', enum: [...FEEDBACK_STATUSES] },
     filed_by: { type: 'object', properties: { key_id: { type: 'string' }, user: { type: 'string' } } },
@@ -336,16 +339,16 @@ function feedbackOperations(): Operation[] {
   const listing = pagedParameters('Records', { properties: { status: { type: 'string', enum: [...FEEDBACK_STATUSES] } }, about: { status: 'Only records in this state.' } });
   const idem = 'Idempotency-Key: a repeat with the same body answers the first record (200, meta.idempotency_reused); with another body 409.';
   const ops: Operation[] = [
-    { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
-    { method: 'get', path: '/v1/reports', tag: 'feedback', summary: 'The reports the caller filed, newest first', access: live, parameters: listing, success: { data: array(report), meta: ref('ListMeta') }, errors: [400] },
-    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: live, parameters: [pathParameter('id', 'The report id (rpt_…).', { type: 'string', pattern: feedbackIdPattern('report') })], success: { data: report }, errors: [404] },
+    { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live keys holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: writes, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
+    { method: 'get', path: '/v1/reports', tag: 'feedback', summary: 'The reports the caller filed, newest first', access: reads, parameters: listing, success: { data: array(report), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: reads, parameters: [pathParameter('id', 'The report id (rpt_…).', { type: 'string', pattern: feedbackIdPattern('report') })], success: { data: report }, errors: [404] },
   ];
   for (const path of FLAG_PATHS) {
     const alias = path === '/v1/data-flags' ? ' (alias of /v1/review-flags)' : '';
     ops.push(
-      { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
-      { method: 'get', path, tag: 'feedback', summary: `The flags the caller filed, newest first${alias}`, access: live, parameters: listing, success: { data: array(flag), meta: ref('ListMeta') }, errors: [400] },
-      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: live, parameters: [pathParameter('id', 'The flag id (flg_…).', { type: 'string', pattern: feedbackIdPattern('flag') })], success: { data: flag }, errors: [404] },
+      { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live keys holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: writes, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
+      { method: 'get', path, tag: 'feedback', summary: `The flags the caller filed, newest first${alias}`, access: reads, parameters: listing, success: { data: array(flag), meta: ref('ListMeta') }, errors: [400] },
+      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: reads, parameters: [pathParameter('id', 'The flag id (flg_…).', { type: 'string', pattern: feedbackIdPattern('flag') })], success: { data: flag }, errors: [404] },
     );
   }
   return ops;
