@@ -35,6 +35,8 @@ let dir = '';
 let org = '';
 let adv = '';
 let test = '';
+/** The configuration both servers share (a test starting a third server uses it too). */
+let baseEnv: Record<string, string> = {};
 
 type Row = Record<string, string>;
 
@@ -66,6 +68,7 @@ t.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bintel-exports-'));
   proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(process.env.ES_URL || 'http://127.0.0.1:9200').port || 9200) });
   const env = { BINTEL_JWT_SECRET: 'a-long-random-hs256-secret-for-tests-only-0123456789', BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_EXPORT_DIR: dir, BINTEL_EXPORT_MAX_ROWS: '3000', BINTEL_EXPORT_MAX_ACTIVE: '3', BINTEL_JOB_ATTEMPTS: '2' };
+  baseEnv = env;
   h = await startHarness({ ...env, BINTEL_WORKER_IN_PROCESS: '0' });
   h2 = await startHarness({ ...env, ES_URL: proxy.url });
   data = await loadGenerated(h, { companies: 2600, personnel: 100, brokerOffices: 20, brokers: 5, seed: 21 });
@@ -313,6 +316,26 @@ t('a job is its user\'s: the creator, its child keys and its user\'s tokens list
     assertError(dl, 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
     assert.equal(errorOf(detail), errorOf(await h.call('GET', `/v1/exports/${unknownId}`, { secret })), `${who}: as for an unknown id`);
     assert.equal(errorOf(dl), errorOf(await h.call('GET', `/v1/exports/${unknownId}/download`, { secret })), `${who}: download as for an unknown id`);
+  }
+});
+
+t('the daily row cap: an export\'s rows count once, at acceptance, against the key that starts it; downloads deliver rows already counted and count nothing again', async () => {
+  // A server with a cap of 30 rows a day (its jobs run in h2's workers, on the same namespace).
+  const capped = await startHarness({ ...baseEnv, BINTEL_WORKER_IN_PROCESS: '0', BINTEL_DAILY_ROW_CAP: '30' });
+  try {
+    const o = await withOrg(capped, { field_tier: 'advanced', milli: 100_000_000 });
+    const started = await capped.call('POST', '/v1/exports', { secret: o.secret, body: { resource: 'companies', max_rows: 20, states: 'TX,CA' } });
+    assert.is(started.status, 202, JSON.stringify(started.body));
+    const job = await finished(started.body.data.id, o.secret);
+    assert.is(job.rows_written, 20);
+    for (let i = 0; i < 3; i++) assert.is((await capped.call('GET', `/v1/exports/${job.id}/download`, { secret: o.secret })).status, 200, `download ${i}`);
+    // 20 rows counted by the export: 10 more fit, the 31st does not (the downloads counted nothing).
+    const ten = await capped.call('GET', '/v1/companies?states=TX,CA&page_size=10&fields=id', { secret: o.secret });
+    assert.is(ten.status, 200, JSON.stringify(ten.body));
+    assertError(await capped.call('GET', '/v1/companies?states=NY&page_size=1&fields=id', { secret: o.secret }), 429, 'DAILY_CAP_EXCEEDED');
+    assert.is((await capped.call('GET', `/v1/exports/${job.id}/download`, { secret: o.secret })).status, 200, 'a file already counted is downloaded at the cap');
+  } finally {
+    await capped.close();
   }
 });
 
