@@ -111,8 +111,8 @@ export const notFound = (what: string, field = 'id') => new ApiError('NOT_FOUND'
  * A 429 QUOTA_EXCEEDED on one field: a count cap on stored records is reached. The detail's
  * `expected` is `{limit, current, per}` (per: `user` or `organization`); nothing was written.
  */
-export const quotaExceeded = (field: string, what: string, limit: number, current: number, per: 'user' | 'organization') =>
-  new ApiError('QUOTA_EXCEEDED', `At most ${limit.toLocaleString('en-US')} ${what} per ${per}; ${per === 'user' ? 'this user has' : 'the organization has'} ${current.toLocaleString('en-US')}. Delete some first`, [
+export const quotaExceeded = (field: string, what: string, limit: number, current: number, per: 'user' | 'organization', then = 'delete some first') =>
+  new ApiError('QUOTA_EXCEEDED', `At most ${limit.toLocaleString('en-US')} ${what} per ${per}; ${per === 'user' ? 'this user has' : 'the organization has'} ${current.toLocaleString('en-US')}: ${then}`, [
     { field, issue: 'quota_exceeded', expected: { limit, current, per } },
   ]);
 /** A 401 UNAUTHORIZED with the Bearer challenge. */

@@ -127,7 +127,7 @@ function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, pat
       const filed = await services.feedback.file(kind, { org: key.org, user: key.user, keyId: key.id }, fields, idemKey);
       if ('capped' in filed) {
         const name = kind === 'report' ? 'reports' : 'review flags';
-        if (filed.per === 'user') throw quotaExceeded(kind === 'report' ? 'reports' : 'review-flags', `open ${name}`, filed.capped, filed.open, 'user');
+        if (filed.per === 'user') throw quotaExceeded(kind === 'report' ? 'reports' : 'review-flags', `open ${name}`, filed.capped, filed.open, 'user', 'more can be filed once an operator resolves some');
         throw new ApiError('QUOTA_EXCEEDED', `The organization has ${filed.capped} open ${name}; more can be filed once an operator resolves some`, [
           { field: kind === 'report' ? 'reports' : 'review-flags', issue: 'quota_exceeded', expected: `at most ${filed.capped} open ${name} per organization` },
         ]);
