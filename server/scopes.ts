@@ -14,10 +14,14 @@ export const ALL_SCOPES: readonly string[] = Object.freeze([
   'writing:read',
   'writing:write',
   'writing:generate',
+  // Bug reports and review flags (POST/GET /v1/reports, /v1/review-flags, /v1/data-flags): held
+  // by root keys (and tokens) that are given them, never by child keys (data-read scopes only).
+  'feedback:read',
+  'feedback:write',
 ]);
 
 /** Scopes a test (sandbox) key can never use, whatever it holds. */
-export const LIVE_ONLY_SCOPES: readonly string[] = Object.freeze(['tags:write', 'keys:read', 'keys:write', 'usage:read', 'writing:read', 'writing:write', 'writing:generate']);
+export const LIVE_ONLY_SCOPES: readonly string[] = Object.freeze(['tags:write', 'keys:read', 'keys:write', 'usage:read', 'writing:read', 'writing:write', 'writing:generate', 'feedback:read', 'feedback:write']);
 
 /**
  * Scopes that once existed and gate nothing: accepted where scopes are given (keys, JWT scope
