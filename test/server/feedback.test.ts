@@ -29,7 +29,7 @@ let companyId = '';
 const bintel = (...args: string[]) => run(args, { BINTEL_NAMESPACE: h.config.namespace });
 
 t.before(async () => {
-  h = await startHarness({ BINTEL_REPORT_MAX_BYTES: '2048', BINTEL_FEEDBACK_MAX_OPEN: String(CAP), BINTEL_FEEDBACK_MAX_OPEN_PER_USER: String(USER_CAP) });
+  h = await startHarness({ BINTEL_JWT_SECRET: 'feedback-test-secret-of-at-least-32-bytes', BINTEL_REPORT_MAX_BYTES: '2048', BINTEL_FEEDBACK_MAX_OPEN: String(CAP), BINTEL_FEEDBACK_MAX_OPEN_PER_USER: String(USER_CAP) });
   data = await loadGenerated(h, { companies: 40, personnel: 40, brokerOffices: 10, brokers: 4, seed: 31 });
   const o = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000 });
   org = o.org;
@@ -123,27 +123,31 @@ t('isolation: another organization and another user of the same organization see
   }
 });
 
-t('scope: reports and flags need feedback:read / feedback:write, which a data-only child key or a restricted key lacks: 403 missing_scope, nothing filed or shown', async () => {
+t('scope: a data-only child key and a token without feedback:read / feedback:write neither file nor read reports and flags (403 missing_scope, nothing filed or shown); a root key does, whatever its scopes', async () => {
   const mine = await h.call('POST', '/v1/reports', { secret, body: { ...report, message: 'the root files it' } });
   assert.is(mine.status, 201, JSON.stringify(mine.body));
   const made = await h.call('POST', '/v1/api-keys', { secret, body: { scopes: ['read:companies'] } });
   assert.is(made.status, 201, JSON.stringify(made.body));
   const child = made.body.data.secret as string;
-  const restricted = (await h.key({ org, scopes: ['read:companies'] })).secret;
+  const { token } = await h.running.services.jwt.mint({ user: 'u1', org, scopes: ['read:companies'], tier: 'advanced', type: 'live', ttlS: 600 });
   const flag = { entity_type: 'companies', entity_id: companyId, field: 'city', issue: 'scoped' };
-  for (const [who, s] of [['child', child], ['restricted root', restricted]] as const) {
+  for (const [who, s] of [['child', child], ['token', token]] as const) {
     assertError(await h.call('GET', '/v1/reports?page_size=100', { secret: s }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
     assertError(await h.call('GET', `/v1/reports/${mine.body.data.id}`, { secret: s }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
     assertError(await h.call('GET', '/v1/review-flags', { secret: s }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
     assertError(await h.call('POST', '/v1/reports', { secret: s, body: { ...report, message: who } }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
     assertError(await h.call('POST', '/v1/data-flags', { secret: s, body: flag }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
   }
-  // feedback:write files; reading back needs feedback:read.
-  const writeOnly = (await h.key({ org, scopes: ['read:companies', 'feedback:write'] })).secret;
+  // A root key files and reads back its user's records whatever its scopes (keys issued before feedback:* existed).
+  const restricted = (await h.key({ org, scopes: ['read:companies'] })).secret;
+  assert.is((await h.call('POST', '/v1/reports', { secret: restricted, body: { ...report, message: 'restricted root' } })).status, 201);
+  assert.is((await h.call('GET', '/v1/reports', { secret: restricted })).status, 200);
+  // A token with feedback:write files; reading back needs feedback:read.
+  const { token: writeOnly } = await h.running.services.jwt.mint({ user: 'u1', org, scopes: ['read:companies', 'feedback:write'], tier: 'advanced', type: 'live', ttlS: 600 });
   assert.is((await h.call('POST', '/v1/reports', { secret: writeOnly, body: { ...report, message: 'write only' } })).status, 201);
   assertError(await h.call('GET', '/v1/reports', { secret: writeOnly }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
   const listed = await h.call('GET', '/v1/reports?page_size=100', { secret });
-  assert.not.ok(listed.body.data.some((r: { message: string }) => r.message === 'child' || r.message === 'restricted root'), 'nothing was filed');
+  assert.not.ok(listed.body.data.some((r: { message: string }) => r.message === 'child' || r.message === 'token'), 'nothing was filed');
 });
 
 t('cap per user (property under concurrency): of USER_CAP+N concurrent filings by one user exactly USER_CAP succeed, per kind; 429 names the limit and the count; another user of the organization still files', async () => {
