@@ -19,6 +19,7 @@ import { DEBIT_LUA } from '../services/credits.ts';
 import { runScript } from '../../core/adapters/redis.ts';
 import { CLAIMED, CLAIM_TTL_S, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
 import { loadRecord } from './store.ts';
+import { personOf } from '../services/person.ts';
 import { release } from './settle.ts';
 import type { JobRecord, PaidJobKind, Reservation } from './kind.ts';
 
@@ -117,13 +118,14 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   const plan = await kind.plan(services, auth, body, id);
   const now = Date.now();
   const day = new Date(now).toISOString().slice(0, 10);
-  const reservation: Reservation = { id, kind: kind.name, org: key.org, key_id: key.id, milli: plan.reserve.milli, rows: plan.reserve.rows, day, at: now };
+  const person = personOf(key);
+  const reservation: Reservation = { id, kind: kind.name, org: key.org, key_id: key.id, person, milli: plan.reserve.milli, rows: plan.reserve.rows, day, at: now };
   const record = { ...plan.record, version: 0, reservation } as unknown as R;
   const ttl = kind.recordTtlS(config);
   const cap = kind.activeCap(config);
   // The sweeper finds organizations here; written first, so a crash right after the debit is still found.
   await noteLedgerOrg(services, key.org);
-  const keys = [rk.credits(key.org), rk.usage(key.org, key.id), rk.dailyRows(key.org, key.id, day), rk.paid(key.org, '-'), claimKey, rk.ledger(key.org), rk.ledgerByTime(key.org), kind.recordKey(rk, key.org, id), rk.activeJobs(key.org, kind.name), plan.stats?.key ?? rk.paid(key.org, '-'), ...plan.indexes];
+  const keys = [rk.credits(key.org), rk.usage(key.org, key.id), rk.dailyRows(key.org, person, day), rk.paid(key.org, '-'), claimKey, rk.ledger(key.org), rk.ledgerByTime(key.org), kind.recordKey(rk, key.org, id), rk.activeJobs(key.org, kind.name), plan.stats?.key ?? rk.paid(key.org, '-'), ...plan.indexes];
   const debitArgs = [plan.reserve.milli, plan.reserve.rows, plan.reserve.dailyRows, plan.reserve.dailyCap, 0, 0, 0, 0, key.budget?.total_milli ?? -1, key.budget?.daily_milli ?? -1];
   const args = [...debitArgs, id, fingerprint, idemKey ? CLAIM_TTL_S : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, ...Object.entries(plan.stats?.incr ?? {}).flat()];
   let res: (string | number)[];
@@ -180,6 +182,6 @@ function activeCapReached(kind: string, cap: number): ApiError {
 /** The one place a refused reservation becomes an error: 402 (pool or budget) or 429 (daily rows). */
 function refused(code: number, balance: number, milli: number, key: AuthState['key'], what: string): ApiError {
   if (code === 4) return budgetExhausted(key, milli);
-  if (code === 2) return new ApiError('DAILY_CAP_EXCEEDED', `${what} would pass this key's daily row cap`, [{ field: 'max_rows', issue: 'daily_row_cap' }]);
+  if (code === 2) return new ApiError('DAILY_CAP_EXCEEDED', `${what} would pass the daily row cap of this user (all its keys)`, [{ field: 'max_rows', issue: 'daily_row_cap' }]);
   return new ApiError('INSUFFICIENT_CREDITS', `${what} reserves ${toCredits(milli)} credits; the organization has ${toCredits(balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
 }

@@ -24,8 +24,10 @@ import type { KeyRecord } from '../services/keys.ts';
 import { isFinished } from '../jobs/kind.ts';
 import { advance, advanceLatest, loadRecord, loadRecordsOrGone, StaleJobError } from '../jobs/store.ts';
 import { settle } from '../jobs/settle.ts';
+import { personOf } from '../services/person.ts';
 import { authorizeList, tierNeeded } from './authorize.ts';
 import { chargeMilli } from './charge.ts';
+import { crawlStep } from './list.ts';
 import { exportCsv, exportParams, parseExportRequest, planExport } from './export.ts';
 import { repeatableParams } from './filters.ts';
 import { queryOfObject, type RawQuery } from './request.ts';
@@ -63,7 +65,7 @@ const creditsFor = (p: ExportPayload, rows: number): number => (p.rows ? toCredi
 async function settleRows(services: Services, p: ExportPayload, kept: number): Promise<number> {
   const back = p.rows - kept;
   // The payload says what was reserved (also for jobs accepted before records carried their reservation).
-  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
+  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, person: p.person ?? p.key.id, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
   const { outcome } = await settle(services, exportJobKind, reservation, { backMilli: p.rows ? Math.round((back * p.charge.milli) / p.rows) : 0, backRows: back, outcome: String(kept) });
   return paidRows(outcome);
 }
@@ -106,6 +108,9 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
   async plan(services, auth, body, id) {
     const { def, q, maxRows, gzip } = body;
     const req = { ...parseExportRequest(def, q).list, pageSize: maxRows };
+    // The rows of a list question from its first row, as a CSV export's first page: the same crawl
+    // step (a walk of that question's pages past the threshold refuses the export too, 429).
+    await services.crawl.check(crawlStep(services, auth, req, 0));
     const { grant, index, body: search, count, rows } = await planExport(services, auth, req);
     const milli = chargeMilli({ def, tier: grant.projection.tier, rows, signals: req.signals });
     const day = new Date().toISOString().slice(0, 10);
@@ -131,7 +136,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
       charge: { milli, credits: toCredits(milli), day, cacheHit: false },
     };
     const { secret_hash: _h, ...key } = auth.key;
-    const payload: ExportPayload = { id, org: auth.key.org, key, dataNamespace: auth.dataNamespace, sandbox: auth.sandbox, resource: def.name, q, maxRows, index, body: search, rows, charge: record.charge };
+    const payload: ExportPayload = { id, org: auth.key.org, key, person: personOf(auth.key), dataNamespace: auth.dataNamespace, sandbox: auth.sandbox, resource: def.name, q, maxRows, index, body: search, rows, charge: record.charge };
     return {
       reserve: { milli, rows, dailyRows: rows, dailyCap: services.config.dailyRowCap },
       record,

@@ -92,7 +92,7 @@ test('on a Redis Cluster: paid pages (crawl step and debit in one script) and fr
     for (const [i, page] of [1, 0, 3, 2, 5, 4, 7, 6].entries()) {
       const step = onCluster.step(org, 'key_1', 'fp', page);
       if (i % 2) {
-        const res = await credits.debit({ org, keyId: 'key_1', milli: 10, rows: 1, dailyRows: 1, dailyCap: 1_000, day }, step);
+        const res = await credits.debit({ org, keyId: 'key_1', person: 'u:dTE', milli: 10, rows: 1, dailyRows: 1, dailyCap: 1_000, day }, step);
         outcomes.push(res.outcome);
       } else {
         outcomes.push(await onCluster.check(step).then(() => 'free', (err: ApiError) => err.code));
