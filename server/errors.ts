@@ -20,6 +20,7 @@ export const ISSUE_CODES = [
   'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range', 'too_short', 'too_long', 'too_few_items',
   'too_many_items', 'too_many_values', 'duplicate_items', 'operator_not_supported', 'year_not_available', 'filter_required',
   'ambiguous', 'not_found', 'precondition_failed', 'precondition_required', 'not_supported', 'concurrent_change',
+  'no_matching_rows',
   // Cursors
   'invalid_cursor', 'stale_cursor', 'conflicts_with_cursor', 'cursor_filter_mismatch',
   // Credentials (401)

@@ -93,6 +93,11 @@ export interface PaidJobKind<B, P, R extends JobRecord> extends JobKind<P> {
   readonly releasedOutcome: string;
   /** Queued and running jobs of an organization at once (null: no cap). */
   activeCap(config: Config): number | null;
+  /**
+   * Jobs of an organization kept at once, whatever their status (absent or null: no cap): the
+   * plan's first index, less the ids older than a record lives, counts them.
+   */
+  retainedCap?(config: Config): number | null;
   /** The sorted set listing the record by its status (writing jobs), or null. */
   statusIndex(rk: RedisKeys, r: R, status: JobStatus): string | null;
   /** Score of the record in its indexes (creation order). */

@@ -79,6 +79,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
   recordTtlS,
   settledFlag: (rk, org, id) => rk.exportSettled(org, id),
   activeCap: (config) => config.exportMaxActive,
+  retainedCap: (config) => config.exportMaxRetained,
   statusIndex: () => null,
   score: (r) => Date.parse(r.created_at),
   view: jobView,
@@ -112,6 +113,8 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
     // step (a walk of that question's pages past the threshold refuses the export too, 429).
     await services.crawl.check(crawlStep(services, auth, req, 0));
     const { grant, index, body: search, count, rows } = await planExport(services, auth, req);
+    // An empty file is no export: refused, where pricing it at 0 would let a tenant queue work for free.
+    if (!rows) throw invalid({ field: 'filters', issue: 'no_matching_rows', expected: 'filters that match at least one row (the list with count_only=true gives the count)' }, 'No row matches these filters: an export of nothing is refused (nothing reserved)');
     const milli = chargeMilli({ def, tier: grant.projection.tier, rows, signals: req.signals });
     const day = new Date().toISOString().slice(0, 10);
     const record: Omit<ExportJob, 'version' | 'reservation'> = {
@@ -221,15 +224,18 @@ const LIST_BATCH = 200;
 
 /**
  * One page of the jobs `key` may read (canReadJob), newest first, with `status` when given, and
- * how many there are: the others are left out of both. Walks the organization's index in batches; ids whose record has
- * expired are dropped from it on the way, so the walk stays as long as the live records.
+ * how many there are: the others are left out of both. Reads the organization's newest
+ * BINTEL_EXPORT_MAX_RETAINED jobs (an organization keeps no more: accept refuses the next), in
+ * batches, so a call's work is bounded whatever the index holds; ids whose record has expired
+ * are dropped from the index on the way.
  */
 export async function listReadableJobs(services: Services, key: KeyRecord, page: { from: number; size: number; status?: JobStatus | null }): Promise<{ jobs: ExportJob[]; total: number }> {
   const index = services.rk.exportJobs(key.org);
+  const bound = services.config.exportMaxRetained;
   const jobs: ExportJob[] = [];
   let total = 0;
-  for (let start = 0; ; start += LIST_BATCH) {
-    const ids = await services.redis.zrevrange(index, start, start + LIST_BATCH - 1);
+  for (let start = 0; start < bound; start += LIST_BATCH) {
+    const ids = await services.redis.zrevrange(index, start, Math.min(start + LIST_BATCH, bound) - 1);
     if (!ids.length) break;
     const found = await loadRecordsOrGone(services, exportJobKind, key.org, ids);
     const gone = ids.filter((_, i) => found[i] === null);
