@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { awaitFreshRateWindow } from '../helpers/env.ts';
+import { personOf } from '../../server/services/person.ts';
 
 const t = suite('per-person limits');
 const THRESHOLD = 30;
@@ -44,6 +45,22 @@ t('four child keys of one user walking 120 pages of one question are stopped whe
   // The root key and the children share it too; a page already served is served again.
   assertError(await h.call('GET', page(200), { secret }), 429, 'CRAWL_DETECTED', { field: 'page', issue: 'sequential_page_walking' });
   assert.is((await h.call('GET', page(3), { secret: children[3].secret })).status, 200);
+});
+
+t('property, in parallel: however the calls of four child keys interleave, exactly threshold distinct pages are served and only they are charged', async () => {
+  for (const spread of [1, 7]) {
+    const { org, secret } = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000 });
+    const children = [await child(secret), await child(secret), await child(secret), await child(secret)];
+    // 60 distinct pages, each asked twice by two different keys, all at once.
+    const calls = Array.from({ length: 120 }, (_, i) => ({ p: (i * spread) % 60, by: children[i % 4] }));
+    const results = await Promise.all(calls.map(({ p, by }) => h.call('GET', page(p), { secret: by.secret }).then((r) => ({ p, status: r.status, charged: r.status === 200 ? Math.round(r.body.meta.credits_charged * 1000) : 0 }))));
+    assert.ok(results.every((r) => r.status === 200 || r.status === 429), results.map((r) => r.status).join(','));
+    const served = new Set(results.filter((r) => r.status === 200).map((r) => r.p));
+    assert.is(served.size, THRESHOLD, `distinct pages served: ${served.size}`);
+    for (const r of results.filter((x) => x.status === 429)) assert.not.ok(served.has(r.p), `page ${r.p} refused after it was served`);
+    const charged = results.reduce((n, r) => n + r.charged, 0);
+    assert.is(await h.running.services.credits.balance(org), 100_000_000 - charged, 'the pool moved by exactly what the served pages say');
+  }
 });
 
 t('making and revoking child keys gives no fresh count', async () => {
@@ -94,6 +111,41 @@ t('the daily row cap is the user\'s: child keys, exports and batches draw on one
     assert.is((await capped.call('GET', '/v1/companies?page_size=1&page=0', { secret: a.secret })).status, 200, 'one row left');
   } finally {
     await capped.close();
+  }
+});
+
+t('property, in parallel: child keys of one user never take more than the daily cap, and take all of it', async () => {
+  const capped = await startHarness({ BINTEL_DAILY_ROW_CAP: '25', BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_RATE_LIMIT_PER_MIN: '100000', BINTEL_CACHE_TTL_S: '0' });
+  try {
+    const { org, secret } = await withOrg(capped, { field_tier: 'advanced', milli: 100_000_000 });
+    const children = [await child(secret, capped), await child(secret, capped), await child(secret, capped)];
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => capped.call('GET', `/v1/companies?page_size=${1 + (i % 3)}&page=${i}`, { secret: children[i % 3].secret })));
+    const rows = results.filter((r) => r.status === 200).reduce((n, r) => n + r.body.meta.returned, 0);
+    for (const r of results.filter((x) => x.status !== 200)) assertError(r, 429, 'DAILY_CAP_EXCEEDED');
+    assert.ok(rows <= 25, `${rows} rows served under a cap of 25`);
+    assert.ok(rows >= 23, `${rows} rows: a refusal only when the next call would pass the cap`);
+    const day = new Date().toISOString().slice(0, 10);
+    assert.is(await capped.running.services.credits.dailyRows(org, personOf({ id: '', user: 'u1', parent_id: null }), day), rows);
+  } finally {
+    await capped.close();
+  }
+});
+
+t('a revoked key does not spend its user\'s rate window', async () => {
+  const limited = await startHarness({ BINTEL_RATE_LIMIT_PER_MIN: '100' });
+  try {
+    const { secret } = await withOrg(limited, {});
+    const c = await child(secret, limited);
+    // The child is used before its revocation: this process knows whose it is.
+    assert.is((await limited.call('GET', '/v1/whoami', { secret: c.secret })).status, 200);
+    assert.is((await limited.call('DELETE', `/v1/api-keys/${c.id}`, { secret })).status, 200);
+    await awaitFreshRateWindow();
+    const remaining = async () => Number((await limited.call('GET', '/v1/whoami', { secret })).headers.get('ratelimit-remaining'));
+    const before = await remaining();
+    for (let i = 0; i < 8; i++) assertError(await limited.call('GET', '/v1/whoami', { secret: c.secret }), 401, 'UNAUTHORIZED', { issue: 'revoked_key' });
+    assert.is(await remaining(), before - 1, 'only the root\'s own call was counted');
+  } finally {
+    await limited.close();
   }
 });
 
