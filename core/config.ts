@@ -71,11 +71,11 @@ export interface Config {
   readonly esPort: number;
   /** pino log level. */
   readonly logLevel: string;
-  /** Requests per minute per key (every authenticated call, dry runs included). */
+  /** Requests per minute per user of an organization (all its keys and tokens; every authenticated call, dry runs included). */
   readonly rateLimitPerMinute: number;
   /** Active child keys one root key may have (POST /v1/api-keys beyond: 429 QUOTA_EXCEEDED). */
   readonly maxChildKeys: number;
-  /** Rows per key per UTC day; dry runs do not count toward it, cache hits do. */
+  /** Rows per user of an organization per UTC day (all its keys and tokens); dry runs do not count toward it, cache hits do. */
   readonly dailyRowCap: number;
   /**
    * Seconds during which rows an organization paid for are free to fetch again (a cache hit: the

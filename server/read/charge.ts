@@ -6,7 +6,7 @@
  * Cache hits: a read names what it delivers (the rows' ids and the concrete index they came
  * from). An organization that paid for the same delivery (same rows, order, tier and signals,
  * same data load) within `cacheTtlS` seconds pays nothing again; the rows still count toward
- * the key's daily cap. A reload of the data, another page, tier or signal is a new delivery.
+ * the daily cap of the key's user. A reload of the data, another page, tier or signal is a new delivery.
  */
 import { createHash } from 'node:crypto';
 import type { Services } from '../context.ts';

@@ -117,7 +117,7 @@ return {1, ARGV[3]}
 
 export type DebitResult =
   | {
-      /** charged, or refused because the pool cannot pay, the key's daily row cap would be passed, or its credit budget. */
+      /** charged, or refused because the pool cannot pay, the daily row cap of the key's user would be passed, or its credit budget. */
       outcome: 'charged' | 'insufficient' | 'daily_cap' | 'budget';
       /** Balance after the debit (or the unchanged balance when refused), milli-credits. */
       balance: number;
