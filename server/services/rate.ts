@@ -24,6 +24,12 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end
 return n
 `;
 
+/** KEYS: the window's counter. Takes one request back, unless the window is gone (a counter is never left without its expiry). */
+const GIVE_BACK = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
 /** A request's place in its person's window. */
 export interface Counted {
   /** Requests of the person in the window, this one included. */
@@ -44,6 +50,7 @@ export class RateWindows {
     readonly windowMs = 60_000,
   ) {
     this.redis.defineCommand('bintelCountWindow', { numberOfKeys: 1, lua: COUNT });
+    this.redis.defineCommand('bintelGiveBackWindow', { numberOfKeys: 1, lua: GIVE_BACK });
   }
 
   /** The count of a credential seen before (its person known), or null: start it in the same tick as authentication. */
@@ -70,13 +77,14 @@ export class RateWindows {
   private async count(who: { org: string; person: string }, now: number): Promise<Counted> {
     const window = Math.floor(now / this.windowMs);
     const key = this.keys.personRate(who.org, who.person, window);
-    const run = (this.redis as unknown as { bintelCountWindow: (...a: (string | number)[]) => Promise<number> }).bintelCountWindow;
-    const count = Number(await run.call(this.redis, key, this.windowMs));
+    const scripts = this.redis as unknown as Record<'bintelCountWindow' | 'bintelGiveBackWindow', (...a: (string | number)[]) => Promise<number>>;
+    const count = Number(await scripts.bintelCountWindow.call(this.redis, key, this.windowMs));
     return {
       count,
       resetMs: (window + 1) * this.windowMs - now,
       giveBack: async () => {
-        await this.redis.decr(key).catch(() => 0);
+        // The refusal the caller is about to get matters more than a count given back.
+        await scripts.bintelGiveBackWindow.call(this.redis, key).catch(() => 0);
       },
     };
   }
