@@ -66,7 +66,7 @@ export const CATALOGUE = {
   REQUEST_TOO_LARGE: { status: 431, message: 'Request line and headers too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json' },
   PRECONDITION_REQUIRED: { status: 428, message: 'This write needs an If-Match header; nothing was applied' },
-  RATE_LIMITED: { status: 429, message: 'Too many requests for this key' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests for this user (all its keys), or too many jobs at once' },
   DAILY_CAP_EXCEEDED: { status: 429, message: 'The daily row cap of this user (all its keys) is reached' },
   CRAWL_DETECTED: { status: 429, message: 'Sequential page walking of one filter combination was detected' },
   QUOTA_EXCEEDED: { status: 429, message: 'A count cap of the organization is reached' },
