@@ -88,7 +88,7 @@ export interface Config {
   readonly esPort: number;
   /** pino log level. */
   readonly logLevel: string;
-  /** Requests per minute per key (every authenticated call, dry runs included). */
+  /** Requests per minute per user of an organization (all its keys and tokens; every authenticated call, dry runs included). */
   readonly rateLimitPerMinute: number;
   /** Active child keys one user may have, whichever of its root keys made them (POST /v1/api-keys beyond: 429 QUOTA_EXCEEDED). */
   readonly maxChildKeys: number;
@@ -98,7 +98,7 @@ export interface Config {
   readonly maxKeyCreationsPerDay: number;
   /** Seconds a revoked key's records are kept (listed as revoked) before they are purged. */
   readonly revokedKeyRetentionS: number;
-  /** Rows per key per UTC day; dry runs do not count toward it, cache hits do. */
+  /** Rows per user of an organization per UTC day (all its keys and tokens); dry runs do not count toward it, cache hits do. */
   readonly dailyRowCap: number;
   /**
    * Seconds during which rows an organization paid for are free to fetch again (a cache hit: the
@@ -121,6 +121,8 @@ export interface Config {
   readonly exportTtlH: number;
   /** Queued or running async exports one organization may have at once (more: 429). */
   readonly exportMaxActive: number;
+  /** Async export jobs one organization keeps (any status, until their records expire; more: 429 QUOTA_EXCEEDED); GET /v1/exports reads at most these. */
+  readonly exportMaxRetained: number;
   /** Candidates the knn search of POST /v1/lookalikes considers per shard (more: better recall, slower). */
   readonly lookalikeCandidates: number;
   /** Largest JSON body of POST /v1/reports, in bytes (its optional `payload` included); more is 413. */
@@ -219,6 +221,8 @@ export const CONFIG_DEFAULTS = Object.freeze({
   exportMaxRows: 50_000,
   /** BINTEL_EXPORT_MAX_ACTIVE: an organization's async exports queued or running. */
   exportMaxActive: 5,
+  /** BINTEL_EXPORT_MAX_RETAINED: an organization's async export jobs kept (any status). */
+  exportMaxRetained: 200,
   /** BINTEL_REPORT_MAX_BYTES: the payload of a bug report. */
   reportMaxBytes: 65_536,
   /** Caps on what users store (BINTEL_<NAME>, e.g. BINTEL_TAGS_MAX_PER_USER): see RecordCaps. */
@@ -339,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportMaxRows: positive('BINTEL_EXPORT_MAX_ROWS', CONFIG_DEFAULTS.exportMaxRows),
     exportTtlH: positive('BINTEL_EXPORT_TTL_H', 24),
     exportMaxActive: positive('BINTEL_EXPORT_MAX_ACTIVE', CONFIG_DEFAULTS.exportMaxActive),
+    exportMaxRetained: positive('BINTEL_EXPORT_MAX_RETAINED', CONFIG_DEFAULTS.exportMaxRetained),
     lookalikeCandidates: Math.min(10_000, positive('BINTEL_LOOKALIKE_CANDIDATES', 500)),
     reportMaxBytes: positive('BINTEL_REPORT_MAX_BYTES', CONFIG_DEFAULTS.reportMaxBytes),
     feedbackMaxOpen: positive('BINTEL_FEEDBACK_MAX_OPEN', 1_000),

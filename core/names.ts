@@ -36,9 +36,9 @@ export const crmIndex = (ns: string): string => `${ns}-crm`;
 export interface RedisKeys {
   /** API key record by secret hash (the only key auth reads): JSON. */
   keyBySecret(secretHash: string): string;
-  /** Requests of a secret in one rate-limit window; same slot as keyBySecret (one script reads both). */
-  rateWindow(secretHash: string, window: number): string;
-  /** A revoked JWT (by the hash of its jti), in the slot of its rate window: kept until the token expires. */
+  /** Requests of a person (server/services/person.ts) in one rate-limit window, in the org's slot. */
+  personRate(org: string, person: string, window: number): string;
+  /** A revoked JWT (by the hash of its jti): kept until the token expires. */
   jwtRevoked(h: string): string;
   /** Every JWT of a user issued at or before this second (unix s) is revoked; the org's slot; kept (see revokeUserTokens). */
   jwtUserRevoked(org: string, user: string): string;
@@ -58,10 +58,10 @@ export interface RedisKeys {
   credits(org: string): string;
   /** Usage counters of a key (hash: credits_milli, rows, queries), in the org's slot. */
   usage(org: string, keyId: string): string;
-  /** Daily rows of a key (expires after the day). */
-  dailyRows(org: string, keyId: string, day: string): string;
-  /** Crawl-detection state of a key for one filter fingerprint (the set of pages served), in the org's slot (the debit script takes both). */
-  crawl(org: string, keyId: string, fingerprint: string): string;
+  /** Daily rows of a person (server/services/person.ts; reservations made before: a key id), expiring after the day. */
+  dailyRows(org: string, person: string, day: string): string;
+  /** Crawl-detection state of a person for one filter fingerprint (the set of pages served), in the org's slot (the debit script takes both). */
+  crawl(org: string, person: string, fingerprint: string): string;
   /** Receipt of rows an organization paid for (a later identical delivery is a free cache hit), in the org's slot. */
   paid(org: string, delivery: string): string;
   /** An Idempotency-Key claim (paid jobs, reports, flags): `<id>|<fingerprint>` (server/jobs/claim.ts); the org's slot. */
@@ -148,7 +148,7 @@ export function redisKeys(ns: string): RedisKeys {
   const user = (scope: string) => `${p}{u:${scope}}`;
   return Object.freeze({
     keyBySecret: (h: string) => `${p}{s:${h}}:apikey`,
-    rateWindow: (h: string, w: number) => `${p}{s:${h}}:rl:${w}`,
+    personRate: (o: string, who: string, w: number) => `${org(o)}:rl:${who}:${w}`,
     jwtRevoked: (h: string) => `${p}{s:${h}}:revoked`,
     jwtUserRevoked: (o: string, u: string) => `${org(o)}:jwt:revoked-before:${Buffer.from(u).toString('base64url')}`,
     key: (id: string) => `${p}apikey:id:${id}`,
@@ -159,9 +159,9 @@ export function redisKeys(ns: string): RedisKeys {
     revokedKeys: (o: string) => `${org(o)}:keys:revoked`,
     credits: (o: string) => `${org(o)}:credits`,
     usage: (o: string, id: string) => `${org(o)}:usage:${id}`,
-    dailyRows: (o: string, id: string, day: string) => `${org(o)}:daily:${id}:${day}`,
+    dailyRows: (o: string, who: string, day: string) => `${org(o)}:daily:${who}:${day}`,
     // A set of page starts; the old name held a hash (a process still running the old code would meet WRONGTYPE).
-    crawl: (o: string, id: string, fp: string) => `${org(o)}:crawl:pages:${id}:${fp}`,
+    crawl: (o: string, who: string, fp: string) => `${org(o)}:crawl:pages:${who}:${fp}`,
     paid: (o: string, d: string) => `${org(o)}:paid:${d}`,
     idemClaim: (o: string, u: string, k: string, key: string) => `${org(o)}:idem:${k}:${Buffer.from(u).toString('base64url')}:${key}`,
     ledger: (o: string) => `${org(o)}:reservations`,

@@ -11,6 +11,7 @@ import { KeyService } from './services/keys.ts';
 import { CreditService } from './services/credits.ts';
 import { TagService } from './services/tags.ts';
 import { CrawlGuard } from './services/crawl.ts';
+import { RateWindows } from './services/rate.ts';
 import { CursorCodec } from './read/cursor.ts';
 import { CrmService } from './services/crm.ts';
 import { sandboxNamespace } from '../core/names.ts';
@@ -33,6 +34,8 @@ export interface Services {
   credits: CreditService;
   tags: TagService;
   crawl: CrawlGuard;
+  /** Rate windows per user (services/rate.ts). */
+  rate: RateWindows;
   crm: CrmService;
   /** Signed page cursors (read/cursor.ts). */
   cursors: CursorCodec;
@@ -76,6 +79,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     credits: new CreditService(redis, rk),
     tags: new TagService(redis, rk, es, { perUser: config.records.tagsMaxPerUser, perOrg: config.records.tagsMaxPerOrg }),
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
+    rate: new RateWindows(redis, rk),
     cursors: new CursorCodec(redis, rk.cursorSecret()),
     writing: new WritingStore(redis, rk),
     feedback: new FeedbackStore(redis, rk, config.feedbackMaxOpen, config.records.feedbackMaxOpenPerUser),

@@ -20,6 +20,7 @@ export const ISSUE_CODES = [
   'invalid_format', 'invalid_state', 'invalid_reference', 'out_of_range', 'too_short', 'too_long', 'too_few_items',
   'too_many_items', 'too_many_values', 'duplicate_items', 'empty_item', 'too_deep', 'operator_not_supported', 'year_not_available', 'filter_required',
   'ambiguous', 'not_found', 'precondition_failed', 'precondition_required', 'not_supported', 'concurrent_change',
+  'no_matching_rows',
   // Cursors
   'invalid_cursor', 'stale_cursor', 'conflicts_with_cursor', 'cursor_filter_mismatch',
   // Credentials (401)
@@ -65,8 +66,8 @@ export const CATALOGUE = {
   REQUEST_TOO_LARGE: { status: 431, message: 'Request line and headers too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json' },
   PRECONDITION_REQUIRED: { status: 428, message: 'This write needs an If-Match header; nothing was applied' },
-  RATE_LIMITED: { status: 429, message: 'Too many requests for this key' },
-  DAILY_CAP_EXCEEDED: { status: 429, message: 'The daily row cap of this key is reached' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests for this user (all its keys), or too many jobs at once' },
+  DAILY_CAP_EXCEEDED: { status: 429, message: 'The daily row cap of this user (all its keys) is reached' },
   CRAWL_DETECTED: { status: 429, message: 'Sequential page walking of one filter combination was detected' },
   QUOTA_EXCEEDED: { status: 429, message: 'A count cap of the organization is reached' },
   INTERNAL: { status: 500, message: 'Internal error' },

@@ -19,6 +19,7 @@ import { DEBIT_LUA } from '../services/credits.ts';
 import { runScript } from '../../core/adapters/redis.ts';
 import { CLAIMED, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
 import { loadRecord } from './store.ts';
+import { personOf } from '../services/person.ts';
 import { release } from './settle.ts';
 import type { JobRecord, PaidJobKind, Reservation } from './kind.ts';
 
@@ -27,8 +28,10 @@ import type { JobRecord, PaidJobKind, Reservation } from './kind.ts';
  * 5 claim, 6 ledger, 7 ledger by time, 8 record, 9 active set, 10 statistics hash, 11.. indexes.
  * ARGV: 1-10 the debit's (DEBIT_LUA), 11 id, 12 fingerprint, 13 claim TTL ('' no key), 14 record
  * JSON, 15 record TTL, 16 ledger entry JSON, 17 now (ms), 18 active cap (-1 none), 19 score,
- * 20 index cutoff score, 21.. statistics (field, increment) pairs.
- * Returns {1, balance}; {5, id, fingerprint} for a claimed key; {6, cap}; or the debit's refusal.
+ * 20 index cutoff score, 21 retained cap (-1 none: KEYS[11], trimmed to the cutoff, counts the
+ * jobs kept), 22.. statistics (field, increment) pairs.
+ * Returns {1, balance}; {5, id, fingerprint} for a claimed key; {6, cap}; {7, cap, oldest score};
+ * or the debit's refusal.
  */
 const ACCEPT = `
 local function debit()
@@ -37,6 +40,14 @@ end
 ${claimLua(5, 11)}
 local cap = tonumber(ARGV[18])
 if cap >= 0 and redis.call('SCARD', KEYS[9]) >= cap then return {6, cap} end
+local kept = tonumber(ARGV[21])
+if kept >= 0 and #KEYS >= 11 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[11], '-inf', '(' .. ARGV[20])
+  if redis.call('ZCARD', KEYS[11]) >= kept then
+    local oldest = redis.call('ZRANGE', KEYS[11], 0, 0, 'WITHSCORES')
+    return {7, kept, oldest[2] or ARGV[17]}
+  end
+end
 local d = debit()
 if d[1] ~= 1 then return d end
 redis.call('HSET', KEYS[6], ARGV[11], ARGV[16])
@@ -49,8 +60,8 @@ for i = 11, #KEYS do
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. ARGV[20])
   redis.call('EXPIRE', KEYS[i], tonumber(ARGV[15]))
 end
-if #ARGV > 20 then
-  for i = 21, #ARGV, 2 do redis.call('HINCRBY', KEYS[10], ARGV[i], tonumber(ARGV[i + 1])) end
+if #ARGV > 21 then
+  for i = 22, #ARGV, 2 do redis.call('HINCRBY', KEYS[10], ARGV[i], tonumber(ARGV[i + 1])) end
   redis.call('EXPIRE', KEYS[10], tonumber(ARGV[15]))
 end
 return {1, d[2]}
@@ -117,15 +128,16 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   const plan = await kind.plan(services, auth, body, id);
   const now = Date.now();
   const day = new Date(now).toISOString().slice(0, 10);
-  const reservation: Reservation = { id, kind: kind.name, org: key.org, key_id: key.id, milli: plan.reserve.milli, rows: plan.reserve.rows, day, at: now };
+  const person = personOf(key);
+  const reservation: Reservation = { id, kind: kind.name, org: key.org, key_id: key.id, person, milli: plan.reserve.milli, rows: plan.reserve.rows, day, at: now };
   const record = { ...plan.record, version: 0, reservation } as unknown as R;
   const ttl = kind.recordTtlS(config);
   const cap = kind.activeCap(config);
   // The sweeper finds organizations here; written first, so a crash right after the debit is still found.
   await noteLedgerOrg(services, key.org);
-  const keys = [rk.credits(key.org), rk.usage(key.org, key.id), rk.dailyRows(key.org, key.id, day), rk.paid(key.org, '-'), claimKey, rk.ledger(key.org), rk.ledgerByTime(key.org), kind.recordKey(rk, key.org, id), rk.activeJobs(key.org, kind.name), plan.stats?.key ?? rk.paid(key.org, '-'), ...plan.indexes];
+  const keys = [rk.credits(key.org), rk.usage(key.org, key.id), rk.dailyRows(key.org, person, day), rk.paid(key.org, '-'), claimKey, rk.ledger(key.org), rk.ledgerByTime(key.org), kind.recordKey(rk, key.org, id), rk.activeJobs(key.org, kind.name), plan.stats?.key ?? rk.paid(key.org, '-'), ...plan.indexes];
   const debitArgs = [plan.reserve.milli, plan.reserve.rows, plan.reserve.dailyRows, plan.reserve.dailyCap, 0, 0, 0, 0, key.budget?.total_milli ?? -1, key.budget?.daily_milli ?? -1];
-  const args = [...debitArgs, id, fingerprint, idemKey ? ttl : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, ...Object.entries(plan.stats?.incr ?? {}).flat()];
+  const args = [...debitArgs, id, fingerprint, idemKey ? ttl : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, kind.retainedCap?.(config) ?? -1, ...Object.entries(plan.stats?.incr ?? {}).flat()];
   let res: (string | number)[];
   try {
     res = (await runScript(redis, ACCEPT, keys, args)) as (string | number)[];
@@ -137,6 +149,7 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   const code = Number(res[0]);
   if (code === CLAIMED) return repeat(services, kind, key.org, { id: String(res[1]), fingerprint: String(res[2]) }, fingerprint);
   if (code === 6) throw activeCapReached(kind.name, Number(res[1]));
+  if (code === 7) throw retainedCapReached(kind.name, Number(res[1]), Math.ceil((Number(res[2]) + ttl * 1000 - now) / 1000));
   if (code !== 1) throw refused(code, Number(res[1]), plan.reserve.milli, key, kind.describe(body));
 
   try {
@@ -177,9 +190,17 @@ function activeCapReached(kind: string, cap: number): ApiError {
   ]).withHeaders({ 'Retry-After': '5' });
 }
 
+/** 429 QUOTA_EXCEEDED when the organization keeps `cap` jobs of the kind; `retryS`: until the oldest leaves. */
+function retainedCapReached(kind: string, cap: number, retryS: number): ApiError {
+  const what = kind === 'exports' ? 'exports' : `${kind} jobs`;
+  return new ApiError('QUOTA_EXCEEDED', `The organization keeps ${cap} ${what}, the most it may; the oldest leaves in ${Math.max(1, retryS)} s`, [
+    { field: kind, issue: 'quota_exceeded', expected: { [`max_retained_${kind}`]: cap } },
+  ]).withHeaders({ 'Retry-After': String(Math.max(1, retryS)) });
+}
+
 /** The one place a refused reservation becomes an error: 402 (pool or budget) or 429 (daily rows). */
 function refused(code: number, balance: number, milli: number, key: AuthState['key'], what: string): ApiError {
   if (code === 4) return budgetExhausted(key, milli);
-  if (code === 2) return new ApiError('DAILY_CAP_EXCEEDED', `${what} would pass this key's daily row cap`, [{ field: 'max_rows', issue: 'daily_row_cap' }]);
+  if (code === 2) return new ApiError('DAILY_CAP_EXCEEDED', `${what} would pass the daily row cap of this user (all its keys)`, [{ field: 'max_rows', issue: 'daily_row_cap' }]);
   return new ApiError('INSUFFICIENT_CREDITS', `${what} reserves ${toCredits(milli)} credits; the organization has ${toCredits(balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
 }

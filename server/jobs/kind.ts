@@ -39,6 +39,8 @@ export interface Reservation {
   kind: string;
   org: string;
   key_id: string;
+  /** Whose daily rows it took (server/services/person.ts); reservations made before carry none and took the key's. */
+  person?: string;
   milli: number;
   rows: number;
   /** The UTC day of the debit (a give-back returns budget spend and daily rows to it). */
@@ -91,6 +93,11 @@ export interface PaidJobKind<B, P, R extends JobRecord> extends JobKind<P> {
   readonly releasedOutcome: string;
   /** Queued and running jobs of an organization at once (null: no cap). */
   activeCap(config: Config): number | null;
+  /**
+   * Jobs of an organization kept at once, whatever their status (absent or null: no cap): the
+   * plan's first index, less the ids older than a record lives, counts them.
+   */
+  retainedCap?(config: Config): number | null;
   /** The sorted set listing the record by its status (writing jobs), or null. */
   statusIndex(rk: RedisKeys, r: R, status: JobStatus): string | null;
   /** Score of the record in its indexes (creation order). */

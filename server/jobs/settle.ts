@@ -24,6 +24,7 @@ export async function settle(services: Services, kind: PaidJobKind<unknown, unkn
   return services.credits.settleOnce({
     org: r.org,
     keyId: r.key_id,
+    person: r.person ?? r.key_id,
     milli: s.backMilli,
     rows: s.backRows,
     day: r.day,

@@ -1,8 +1,9 @@
 /**
- * Bearer authentication, per-key rate limit and authorization helpers. Authentication and
- * the rate-limit count are one Redis round trip (a script reads the key record by secret
- * hash and counts the request in the current one-minute window); the key's state decides:
- * active passes, revoked and rotated-out secrets get 401 at once, everywhere. Every
+ * Bearer authentication, the per-user rate limit and authorization helpers. The key's state
+ * decides: active passes, revoked and rotated-out secrets get 401 at once, everywhere. The
+ * request is counted in the one-minute window of the key's user (services/rate.ts: every key
+ * and token of one user shares it), in the same round trip as the authentication for a
+ * credential this process has seen; a refused credential's request is given back. Every
  * authenticated response carries the IETF RateLimit-* headers; over the limit, 429 with
  * Retry-After.
  */
@@ -11,7 +12,8 @@ import { looksLikeJwt } from '../services/jwt.ts';
 import type { Services } from '../context.ts';
 import { ApiError, forbidden, unauthorized } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
-import { looksLikeSecret } from '../services/keys.ts';
+import { hashSecret, looksLikeSecret } from '../services/keys.ts';
+import type { Counted } from '../services/rate.ts';
 import { LIVE_ONLY_SCOPES } from '../scopes.ts';
 
 export interface AuthState {
@@ -23,30 +25,16 @@ export interface AuthState {
   headOnly: boolean;
 }
 
-const WINDOW_MS = 60_000;
-
 export function authenticate(services: Services) {
   const limit = services.config.rateLimitPerMinute;
-  const policy = `${limit};w=${WINDOW_MS / 1000}`;
+  const policy = `${limit};w=${services.rate.windowMs / 1000}`;
   return async function authMiddleware(ctx: Context, next: Next): Promise<void> {
     const header = ctx.get('authorization');
     if (!header) throw unauthorized('missing_credentials', 'Send Authorization: Bearer <API key>');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m || !(looksLikeSecret(m[1]) || looksLikeJwt(m[1]))) throw unauthorized('malformed_credentials', 'Authorization must be "Bearer bk_live_…", "Bearer bk_test_…" or "Bearer <JWT>"');
-    let found: { key: KeyRecord; count: number; resetMs: number } | null;
-    if (looksLikeJwt(m[1])) {
-      // A JWT: verified in this step, then counted (per token) with its revocation check.
-      const { key, iat } = await services.jwt.verify(m[1]);
-      const counted = await services.keys.countToken(key.id.slice(4), WINDOW_MS, { org: key.org, user: key.user, iat });
-      if (!counted) throw unauthorized('revoked_token', 'This token has been revoked');
-      found = { key, ...counted };
-    } else {
-      found = await services.keys.authenticateAndCount(m[1], WINDOW_MS);
-      if (!found) throw unauthorized('invalid_credentials', 'Unknown API key');
-    }
-    const { key, count, resetMs } = found;
-    if (key.status === 'revoked') throw unauthorized('revoked_key', 'This API key has been revoked');
-    if (key.status === 'rotated') throw unauthorized('rotated_key', 'This secret was rotated; use the new secret');
+    const { key, counted } = looksLikeJwt(m[1]) ? await tokenOf(services, m[1]) : await keyOf(services, m[1]);
+    const { count, resetMs } = counted;
     const reset = String(Math.max(1, Math.ceil(resetMs / 1000)));
     const headers = { 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(Math.max(0, limit - count)), 'RateLimit-Reset': reset, 'RateLimit-Policy': policy };
     if (count > limit) {
@@ -57,6 +45,31 @@ export function authenticate(services: Services) {
     ctx.state.auth = state;
     await next();
   };
+}
+
+/** A JWT's key, verified in this step, and its request counted with its revocation check (given back when revoked). */
+async function tokenOf(services: Services, token: string): Promise<{ key: KeyRecord; counted: Counted }> {
+  const { key, iat } = await services.jwt.verify(token);
+  const [revoked, counted] = await Promise.all([services.keys.tokenRevoked(key.id.slice(4), { org: key.org, user: key.user, iat }), services.rate.countFor(`jwt:${key.id}`, key)]);
+  if (revoked) {
+    await counted.giveBack();
+    throw unauthorized('revoked_token', 'This token has been revoked');
+  }
+  return { key, counted };
+}
+
+/** An API key's record by its secret, and its request counted; a refused secret's count is given back and forgotten. */
+async function keyOf(services: Services, secret: string): Promise<{ key: KeyRecord; counted: Counted }> {
+  const h = hashSecret(secret);
+  const [key, early] = await Promise.all([services.keys.authenticateHash(h), services.rate.countKnown(h)]);
+  if (!key || key.status !== 'active') {
+    await early?.giveBack();
+    services.rate.forget(h);
+    if (!key) throw unauthorized('invalid_credentials', 'Unknown API key');
+    if (key.status === 'revoked') throw unauthorized('revoked_key', 'This API key has been revoked');
+    throw unauthorized('rotated_key', 'This secret was rotated; use the new secret');
+  }
+  return { key, counted: early ?? (await services.rate.countFor(h, key)) };
 }
 
 /** The authenticated key of a request (after `authenticate`). */

@@ -62,6 +62,8 @@ export interface ExportPayload {
   id: string;
   org: string;
   key: Omit<KeyRecord, 'secret_hash'>;
+  /** Whose daily rows the reservation took (server/services/person.ts); payloads queued before carry none and took the key's. */
+  person?: string;
   dataNamespace: string;
   sandbox: boolean;
   resource: string;

@@ -1,12 +1,12 @@
 /**
  * Step 6 of the read pipeline, price and debit: per-row price at the response tier plus requested
- * signals, one atomic debit that also enforces the key's daily row cap (or, for a dry run, the
+ * signals, one atomic debit that also enforces the daily row cap of the key's user (services/person.ts) (or, for a dry run, the
  * estimate of what the call would cost). Test keys read the sandbox and pay nothing.
  *
  * Cache hits: a read names what it delivers (the rows' ids and the concrete index they came
  * from). An organization that paid for the same delivery (same rows, order, tier and signals,
  * same data load) within `cacheTtlS` seconds pays nothing again; the rows still count toward
- * the key's daily cap. A reload of the data, another page, tier or signal is a new delivery.
+ * the daily cap of the key's user. A reload of the data, another page, tier or signal is a new delivery.
  */
 import { createHash } from 'node:crypto';
 import type { Services } from '../context.ts';
@@ -14,6 +14,7 @@ import type { AuthState } from '../middleware/auth.ts';
 import { ApiError } from '../errors.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
 import { crawlDetected, type CrawlStep } from '../services/crawl.ts';
+import { personOf } from '../services/person.ts';
 import type { EntityDef, Tier } from '../../mappings/types.ts';
 
 export interface Charge {
@@ -73,7 +74,7 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
   const day = new Date().toISOString().slice(0, 10);
   const ttlS = services.config.cacheTtlS;
   const receipt = c.delivery && ttlS > 0 ? { key: services.rk.paid(auth.key.org, receiptId(c, c.delivery)), ttlS } : undefined;
-  const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, milli, rows: c.rows, dailyRows: c.rows, dailyCap: services.config.dailyRowCap, day, budget: auth.key.budget }, crawl, receipt);
+  const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, person: personOf(auth.key), milli, rows: c.rows, dailyRows: c.rows, dailyCap: services.config.dailyRowCap, day, budget: auth.key.budget }, crawl, receipt);
   if (res.outcome === 'crawl') throw crawlDetected(res.run, crawl?.windowS ?? 0);
   if (res.outcome === 'insufficient') {
     throw new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits; the organization has ${toCredits(res.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
@@ -81,7 +82,7 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
   if (res.outcome === 'budget') throw budgetExhausted(auth.key, milli);
   if (res.outcome === 'daily_cap') {
     const reset = new Date(`${day}T00:00:00Z`).getTime() + 86_400_000;
-    throw new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${services.config.dailyRowCap} rows for this key would be passed`, [{ field: 'page_size', issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.ceil((reset - Date.now()) / 1000)) });
+    throw new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${services.config.dailyRowCap} rows of this user (all its keys) would be passed`, [{ field: 'page_size', issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.ceil((reset - Date.now()) / 1000)) });
   }
   return res.cacheHit ? { milli: 0, credits: 0, cacheHit: true, day } : { milli, credits: toCredits(milli), cacheHit: false, day };
 }
@@ -102,7 +103,7 @@ export async function refundRows(services: Services, c: Omit<ChargeRequest, 'cra
   if (!c.charge.milli || !c.charge.day || c.rows <= 0) return 0;
   const price = priceOf(c);
   const milli = Math.min(c.charge.milli, c.rows * (price.base + price.signals));
-  await services.credits.refund({ org: c.auth.key.org, keyId: c.auth.key.id, milli, rows: c.rows, day: c.charge.day });
+  await services.credits.refund({ org: c.auth.key.org, keyId: c.auth.key.id, person: personOf(c.auth.key), milli, rows: c.rows, day: c.charge.day });
   return milli;
 }
 

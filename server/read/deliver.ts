@@ -19,16 +19,19 @@ export interface Delivered {
   data: unknown;
   /** The hits behind the data, in order: what is charged. */
   hits: readonly Hit[];
+  /** A dry run's rows, counted without fetching them (default: the hits). */
+  rows?: number;
   extra?: Record<string, unknown>;
 }
 
 export async function deliver(services: Services, auth: AuthState, d: Delivered): Promise<ReadResult> {
-  const rows = d.hits.length;
   const tier = d.grant.projection.tier;
   // HEAD answers as the dry run: the status and headers of the call, no rows, nothing charged.
   if (d.dryRun || auth.headOnly) {
+    const rows = d.rows ?? d.hits.length;
     return { data: Array.isArray(d.data) ? [] : {}, meta: { ...estimate({ auth, def: d.def, tier, rows }), ...tierMeta(d.grant), ...d.extra } };
   }
+  const rows = d.hits.length;
   const charge = await chargeRows(services, { auth, def: d.def, tier, rows, delivery: deliveryOf(d.hits) });
   return { data: d.data, meta: { ...tierMeta(d.grant), returned: rows, credits_charged: charge.credits, cache_hit: charge.cacheHit, ...d.extra } };
 }

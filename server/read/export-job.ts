@@ -24,8 +24,10 @@ import type { KeyRecord } from '../services/keys.ts';
 import { isFinished } from '../jobs/kind.ts';
 import { advance, advanceLatest, loadRecord, loadRecordsOrGone, StaleJobError } from '../jobs/store.ts';
 import { settle } from '../jobs/settle.ts';
+import { personOf } from '../services/person.ts';
 import { authorizeList, tierNeeded } from './authorize.ts';
 import { chargeMilli } from './charge.ts';
+import { crawlStep } from './list.ts';
 import { exportCsv, exportParams, parseExportRequest, planExport } from './export.ts';
 import { repeatableParams } from './filters.ts';
 import { queryOfObject, type RawQuery } from './request.ts';
@@ -63,7 +65,7 @@ const creditsFor = (p: ExportPayload, rows: number): number => (p.rows ? toCredi
 async function settleRows(services: Services, p: ExportPayload, kept: number): Promise<number> {
   const back = p.rows - kept;
   // The payload says what was reserved (also for jobs accepted before records carried their reservation).
-  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
+  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, person: p.person ?? p.key.id, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
   const { outcome } = await settle(services, exportJobKind, reservation, { backMilli: p.rows ? Math.round((back * p.charge.milli) / p.rows) : 0, backRows: back, outcome: String(kept) });
   return paidRows(outcome);
 }
@@ -77,6 +79,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
   recordTtlS,
   settledFlag: (rk, org, id) => rk.exportSettled(org, id),
   activeCap: (config) => config.exportMaxActive,
+  retainedCap: (config) => config.exportMaxRetained,
   statusIndex: () => null,
   score: (r) => Date.parse(r.created_at),
   view: jobView,
@@ -106,7 +109,12 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
   async plan(services, auth, body, id) {
     const { def, q, maxRows, gzip } = body;
     const req = { ...parseExportRequest(def, q).list, pageSize: maxRows };
+    // The rows of a list question from its first row, as a CSV export's first page: the same crawl
+    // step (a walk of that question's pages past the threshold refuses the export too, 429).
+    await services.crawl.check(crawlStep(services, auth, req, 0));
     const { grant, index, body: search, count, rows } = await planExport(services, auth, req);
+    // An empty file is no export: refused, where pricing it at 0 would let a tenant queue work for free.
+    if (!rows) throw invalid({ field: 'filters', issue: 'no_matching_rows', expected: 'filters that match at least one row (the list with count_only=true gives the count)' }, 'No row matches these filters: an export of nothing is refused (nothing reserved)');
     const milli = chargeMilli({ def, tier: grant.projection.tier, rows, signals: req.signals });
     const day = new Date().toISOString().slice(0, 10);
     const record: Omit<ExportJob, 'version' | 'reservation'> = {
@@ -132,7 +140,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
       charge: { milli, credits: toCredits(milli), day, cacheHit: false },
     };
     const { secret_hash: _h, ...key } = auth.key;
-    const payload: ExportPayload = { id, org: auth.key.org, key, dataNamespace: auth.dataNamespace, sandbox: auth.sandbox, resource: def.name, q, maxRows, index, body: search, rows, charge: record.charge };
+    const payload: ExportPayload = { id, org: auth.key.org, key, person: personOf(auth.key), dataNamespace: auth.dataNamespace, sandbox: auth.sandbox, resource: def.name, q, maxRows, index, body: search, rows, charge: record.charge };
     return {
       reserve: { milli, rows, dailyRows: rows, dailyCap: services.config.dailyRowCap },
       record,
@@ -217,15 +225,18 @@ const LIST_BATCH = 200;
 
 /**
  * One page of the jobs `key` may read (canReadJob), newest first, with `status` when given, and
- * how many there are: the others are left out of both. Walks the organization's index in batches; ids whose record has
- * expired are dropped from it on the way, so the walk stays as long as the live records.
+ * how many there are: the others are left out of both. Reads the organization's newest
+ * BINTEL_EXPORT_MAX_RETAINED jobs (an organization keeps no more: accept refuses the next), in
+ * batches, so a call's work is bounded whatever the index holds; ids whose record has expired
+ * are dropped from the index on the way.
  */
 export async function listReadableJobs(services: Services, key: KeyRecord, page: { from: number; size: number; status?: JobStatus | null }): Promise<{ jobs: ExportJob[]; total: number }> {
   const index = services.rk.exportJobs(key.org);
+  const bound = services.config.exportMaxRetained;
   const jobs: ExportJob[] = [];
   let total = 0;
-  for (let start = 0; ; start += LIST_BATCH) {
-    const ids = await services.redis.zrevrange(index, start, start + LIST_BATCH - 1);
+  for (let start = 0; start < bound; start += LIST_BATCH) {
+    const ids = await services.redis.zrevrange(index, start, Math.min(start + LIST_BATCH, bound) - 1);
     if (!ids.length) break;
     const found = await loadRecordsOrGone(services, exportJobKind, key.org, ids);
     const gone = ids.filter((_, i) => found[i] === null);

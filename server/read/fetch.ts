@@ -42,11 +42,31 @@ export async function fetchByIds(services: Services, auth: AuthState, q: { def: 
   return hits.sort((a, b) => (String(a._id) < String(b._id) ? -1 : String(a._id) > String(b._id) ? 1 : 0));
 }
 
-/** Up to `size` rows per exact term (one search each, in one _msearch), in the given sort. */
-export async function fetchPerTerm(services: Services, auth: AuthState, q: { def: EntityDef; terms: readonly Clause[]; side: string | null; caller: QueryContext; size: number; sort: Clause[] }): Promise<Hit[][]> {
+/**
+ * `sizes[i]` rows of each exact term (one search each, in one _msearch; none for a term of size
+ * 0), in the given sort, with only the `source` fields.
+ */
+export async function fetchPerTerm(services: Services, auth: AuthState, q: { def: EntityDef; terms: readonly Clause[]; side: string | null; caller: QueryContext; sizes: readonly number[]; sort: Clause[]; source: string[] }): Promise<Hit[][]> {
   const index = indexFor(auth, q.def);
-  const res = await services.es.msearch<Doc>({ searches: q.terms.flatMap((t) => [{ index }, { query: termQuery(q.def, t, q.side, q.caller), size: q.size, sort: q.sort }]) });
-  return res.responses.map((r) => ('hits' in r ? (r.hits.hits as Hit[]) : []));
+  const asked = q.terms.map((t, i) => ({ t, i })).filter(({ i }) => q.sizes[i] > 0);
+  const out: Hit[][] = q.terms.map(() => []);
+  if (!asked.length) return out;
+  const res = await services.es.msearch<Doc>({ searches: asked.flatMap(({ t, i }) => [{ index }, { query: termQuery(q.def, t, q.side, q.caller), size: q.sizes[i], sort: q.sort, _source: q.source, track_total_hits: false }]) });
+  res.responses.forEach((r, k) => {
+    if ('hits' in r) out[asked[k].i] = r.hits.hits as Hit[];
+  });
+  return out;
+}
+
+/** How many rows match each exact term, counted up to `atMost` (one _msearch of counts: no documents). */
+export async function countPerTerm(services: Services, auth: AuthState, q: { def: EntityDef; terms: readonly Clause[]; side: string | null; atMost: number }): Promise<number[]> {
+  const index = indexFor(auth, q.def);
+  const res = await services.es.msearch<Doc>({ searches: q.terms.flatMap((t) => [{ index }, { query: termQuery(q.def, t, q.side, { taggedIds: null }), size: 0, track_total_hits: q.atMost }]) });
+  return res.responses.map((r) => {
+    if (!('hits' in r)) return 0;
+    const total = r.hits.total;
+    return Math.min(q.atMost, typeof total === 'object' ? total.value : (total ?? 0));
+  });
 }
 
 /** Rows matching a query, best first (or in `sort`), with the total number of matches. */

@@ -12,6 +12,8 @@ import type { AuthState } from '../middleware/auth.ts';
 import { aliasName, isVersionOf } from '../../core/names.ts';
 import { invalid } from '../errors.ts';
 import { scopeOf } from '../services/tags.ts';
+import { personOf } from '../services/person.ts';
+import type { CrawlStep } from '../services/crawl.ts';
 import { authorizeList, tierMeta, type Grant } from './authorize.ts';
 import { chargeRows, deliveryOf, estimate } from './charge.ts';
 import { crawlKey } from './crawl-key.ts';
@@ -30,6 +32,15 @@ export interface ReadResult {
 /** What besides the parameters decides which rows match (see fingerprint); the export's crawl step uses it too. */
 export function rowContext(auth: AuthState, req: ListRequest): string {
   return [auth.dataNamespace, req.tags.length ? `u:${scopeOf(auth.key)}` : '', req.crmStatus.length ? `o:${auth.key.org}` : ''].join('|');
+}
+
+/**
+ * The crawl step of reading `req`'s rows from row `start` (a list page, a CSV export's page, an
+ * async export): the caller's person and the fingerprint of the parsed filters, search and sort
+ * (crawl-key.ts), not the spelling, so every way of reading one question draws on one count.
+ */
+export function crawlStep(services: Services, auth: AuthState, req: ListRequest, start: number, context = rowContext(auth, req)): CrawlStep {
+  return services.crawl.step(auth.key.org, personOf(auth.key), fingerprint({ resource: req.def.name, rowsKey: crawlKey(req), context }), start);
 }
 
 /** count_only and dry_run: the count of the query, no rows. */
@@ -64,10 +75,8 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
   const given = rowsWanted ? await givenCursor(services, req, { fp, index, ns: auth.dataNamespace }) : null;
   const page = given ? given.p : req.page;
   // The page's crawl step is taken with its debit, after the search; the caller's context and
-  // the remembered end of the previous page leave in one auto-pipelined Redis batch. Its
-  // fingerprint is the parsed filters, search and sort alone (crawl-key.ts), not the spelling.
-  const crawlFp = fingerprint({ resource: def.name, rowsKey: crawlKey(req), context });
-  const crawl = rowsWanted ? services.crawl.step(auth.key.org, auth.key.id, crawlFp, page * req.pageSize) : undefined;
+  // the remembered end of the previous page leave in one auto-pipelined Redis batch.
+  const crawl = rowsWanted ? crawlStep(services, auth, req, page * req.pageSize, context) : undefined;
   const [caller, remembered] = await Promise.all([
     callerContext(services, auth, { def, rows: rowsWanted ? grant.projection : null, tags: req.tags, crmStatus: req.crmStatus }),
     rowsWanted && !given && page > 0 ? rememberedEnd(services, fp, page - 1) : null,

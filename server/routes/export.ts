@@ -13,9 +13,7 @@ import { authOf, requireScope } from '../middleware/auth.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import { chargeRows, type Charge } from '../read/charge.ts';
 import { checkExportDepth, exportOffset, parseExportRequest, planExport, sizedExport, syncExportParams } from '../read/export.ts';
-import { crawlKey } from '../read/crawl-key.ts';
-import { rowContext } from '../read/list.ts';
-import { fingerprint } from '../read/page.ts';
+import { crawlStep } from '../read/list.ts';
 import { sendExport } from '../read/export-send.ts';
 import { repeatableParams } from '../read/filters.ts';
 import { readQuery } from '../read/request.ts';
@@ -32,8 +30,7 @@ export function exportRoutes(services: Services): Router {
       checkExportDepth(req, services.config.pageWindow);
       const offset = exportOffset(req);
       // Page after page of one filter combination is a crawl, whether read as list pages or as export pages (one count).
-      const crawlFp = fingerprint({ resource: def.name, rowsKey: crawlKey(req), context: rowContext(auth, req) });
-      const crawl = services.crawl.step(auth.key.org, auth.key.id, crawlFp, offset);
+      const crawl = crawlStep(services, auth, req, offset);
       // The exact number of rows the file will hold is held before the first byte (402 when the
       // pool or the key's budget cannot pay). A client gone during the count holds nothing.
       const { grant, index, body, count, rows } = await planExport(services, auth, req);

@@ -17,9 +17,9 @@ import { foldText, normalizeDomain, normalizeEin, normalizeName } from '../../ma
 import type { EntityDef } from '../../mappings/types.ts';
 import { bodyOf, validator } from '../validate.ts';
 import { authorizeShape, type Grant } from '../read/authorize.ts';
-import { callerContext, decorate, type Hit } from '../read/decorate.ts';
+import { callerContext, decorate, sourceFields, type Hit } from '../read/decorate.ts';
 import { deliver } from '../read/deliver.ts';
-import { fetchByIds, fetchMatching, fetchPerTerm } from '../read/fetch.ts';
+import { countPerTerm, fetchByIds, fetchMatching, fetchPerTerm } from '../read/fetch.ts';
 import { checkFieldNames } from '../read/projection.ts';
 import { searchClause } from '../read/query.ts';
 import { LOOKUP_TEXT_MAX, PAGE_SIZE_MAX, SHAPE_PARAMS, one, tooLong, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery, type ShapeRequest } from '../read/request.ts';
@@ -67,17 +67,19 @@ interface PersonnelBatch {
 export const BATCH_ROWS_MAX = PAGE_SIZE_MAX;
 
 /**
- * Each EIN's contacts, in input order, until the answer holds `max` in all: the first EINs keep
- * their page_size, the EIN that reaches the cap is cut, later ones answer none. `capped` says whether any was cut.
+ * How many contacts of each EIN the answer holds, from how many each has (up to page_size), in
+ * input order until the answer holds `max` in all: the first EINs keep theirs, the EIN that
+ * reaches the cap is cut, later ones answer none. `capped` says whether any was cut. What the
+ * batch fetches, so it never reads a contact it cannot return. Pure.
  */
-export function capContacts<T>(perEin: readonly T[][], max: number): { perEin: T[][]; capped: boolean } {
+export function shareContacts(counts: readonly number[], max: number): { sizes: number[]; capped: boolean } {
   let left = max;
-  const out = perEin.map((rows) => {
-    const kept = rows.slice(0, Math.max(0, left));
-    left -= kept.length;
+  const sizes = counts.map((n) => {
+    const kept = Math.min(n, Math.max(0, left));
+    left -= kept;
     return kept;
   });
-  return { perEin: out, capped: out.some((rows, i) => rows.length < perEin[i].length) };
+  return { sizes, capped: sizes.some((n, i) => n < counts[i]) };
 }
 
 /** The body of POST /v1/personnel/batch: EINs or ids, the entity's side, contacts per EIN (published in the OpenAPI document). */
@@ -190,9 +192,9 @@ export function lookupRoutes(services: Services): Router {
         if (!normalizeEin(e)) problems.push({ field: `company_eins[${i}]`, issue: 'invalid_format', expected: '9 digits' });
       });
     });
-    const caller = await callerContext(services, auth, { def: personnel, rows: shape.dryRun ? null : grant.projection });
     const shaped = rowShape(personnel, grant, shape);
     if (body.ids) {
+      const caller = await callerContext(services, auth, { def: personnel, rows: shape.dryRun ? null : grant.projection });
       const hits = await fetchByIds(services, auth, { def: personnel, ids: body.ids, side: lead, caller });
       const rows = await decorate(services, auth, shaped, hits);
       const { data, meta } = await deliver(services, auth, { def: personnel, grant, dryRun: shape.dryRun, data: rows, hits, extra: { requested: body.ids.length } });
@@ -201,16 +203,27 @@ export function lookupRoutes(services: Services): Router {
     }
     // An EIN given twice (or with and without the dash) is one input: answered and charged once.
     const eins = [...new Set((body.company_eins as string[]).map(normalizeEin))];
+    const terms = eins.map((e) => ({ term: { company_ein: e } }));
+    // Counted first (no documents), then only what the answer holds is fetched: at most
+    // BATCH_ROWS_MAX contacts in all, with the answer's fields. A dry run stops at the count.
+    const counts = await countPerTerm(services, auth, { def: personnel, terms, side: lead, atMost: body.page_size ?? 5 });
+    const { sizes, capped } = shareContacts(counts, BATCH_ROWS_MAX);
+    const extra = { requested: eins.length, ...(capped ? { truncated: true } : {}) };
+    if (shape.dryRun) {
+      const res = await deliver(services, auth, { def: personnel, grant, dryRun: true, data: [], hits: [], rows: sizes.reduce((a, b) => a + b, 0), extra });
+      ok(ctx, res.data, res.meta);
+      return;
+    }
+    const caller = await callerContext(services, auth, { def: personnel, rows: grant.projection });
     const sort = [{ [companion.sort('last_name')]: 'asc' }, { id: 'asc' }];
-    const fetched = await fetchPerTerm(services, auth, { def: personnel, terms: eins.map((e) => ({ term: { company_ein: e } })), side: lead, caller, size: body.page_size ?? 5, sort });
-    const { perEin, capped } = capContacts(fetched, BATCH_ROWS_MAX);
+    const perEin = await fetchPerTerm(services, auth, { def: personnel, terms, side: lead, caller, sizes, sort, source: sourceFields(personnel, grant.projection) });
     const hits = perEin.flat();
     const rows = await decorate(services, auth, shaped, hits);
     // JSON groups contacts by input EIN; flat is one table of contact rows (each carries its company_ein).
     let at = 0;
     const groups = eins.map((ein, i) => ({ company_ein: ein, contacts: rows.slice(at, (at += perEin[i].length)) }));
     const data = shape.format === 'flat' ? groups.flatMap((g) => g.contacts.map((row) => ({ company_ein: g.company_ein, ...row }))) : groups;
-    const res = await deliver(services, auth, { def: personnel, grant, dryRun: shape.dryRun, data, hits, extra: { requested: eins.length, ...(capped ? { truncated: true } : {}) } });
+    const res = await deliver(services, auth, { def: personnel, grant, dryRun: false, data, hits, extra });
     ok(ctx, res.data, res.meta);
   });
 

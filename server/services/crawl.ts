@@ -1,7 +1,8 @@
 /**
- * Crawl detection: a key that reads page after page of one filter combination is scraping, not
- * searching, in whatever order it asks them (a consecutive run was dodged by asking 1, 0, 3, 2,
- * …). Each (key, filter fingerprint) keeps the set of distinct pages it was served; `threshold`
+ * Crawl detection: a person who reads page after page of one filter combination is scraping, not
+ * searching, in whatever order they ask them (a consecutive run was dodged by asking 1, 0, 3, 2,
+ * …) and with whatever keys (server/services/person.ts: a user's keys and tokens share the
+ * count, so more child keys give no more pages). Each (person, filter fingerprint) keeps the set of distinct pages it was served; `threshold`
  * pages are served, a new page after them is refused with 429 CRAWL_DETECTED until the state
  * expires (`windowS` after the last request, refused ones included). A page already in the set
  * is served again (it reads nothing new), and a refused page is not added, so the set holds at
@@ -70,9 +71,9 @@ export class CrawlGuard {
     this.redis.defineCommand('bintelCrawlStep', { numberOfKeys: 1, lua: `${crawlStepLua(1, 1)}\nreturn run` });
   }
 
-  /** The step of one page request (`start`: its first row), for the debit script to take (see services/credits.ts). */
-  step(org: string, keyId: string, fingerprint: string, start: number): CrawlStep {
-    return { key: this.keys.crawl(org, keyId, fingerprint), start, windowS: this.windowS, threshold: this.threshold };
+  /** The step of one page request of a person (`start`: its first row), for the debit script to take (see services/credits.ts). */
+  step(org: string, person: string, fingerprint: string, start: number): CrawlStep {
+    return { key: this.keys.crawl(org, person, fingerprint), start, windowS: this.windowS, threshold: this.threshold };
   }
 
   /** Takes a page's step on its own (pages that cost nothing); throws CRAWL_DETECTED past the threshold. */

@@ -1,7 +1,7 @@
 /**
  * Organization credit pools in integer milli-credits. A debit is one Lua script: check the
- * balance, debit, and record the key's usage (credits, rows, queries) and its daily rows in
- * the same step; it either does all of it or nothing. Every key the script touches carries
+ * balance, debit, and record the key's usage (credits, rows, queries) and its person's daily
+ * rows (server/services/person.ts) in the same step; it either does all of it or nothing. Every key the script touches carries
  * the organization's hash tag, so the script is Redis Cluster-safe.
  */
 import type { RedisClient } from '../../core/adapters/redis.ts';
@@ -117,7 +117,7 @@ return {1, ARGV[3]}
 
 export type DebitResult =
   | {
-      /** charged, or refused because the pool cannot pay, the key's daily row cap would be passed, or its credit budget. */
+      /** charged, or refused because the pool cannot pay, the daily row cap of the key's user would be passed, or its credit budget. */
       outcome: 'charged' | 'insufficient' | 'daily_cap' | 'budget';
       /** Balance after the debit (or the unchanged balance when refused), milli-credits. */
       balance: number;
@@ -162,19 +162,19 @@ export class CreditService {
    * job) gives back nothing. `reservation` (its id) leaves the ledger either way. Returns whether
    * this call settled, and the recorded outcome.
    */
-  async settleOnce(req: { org: string; keyId: string; milli: number; rows: number; day: string; flag: string; outcome: string; ttlS: number; reservation?: string; stats?: { key: string; incr: Record<string, number> } }): Promise<{ settled: boolean; outcome: string }> {
+  async settleOnce(req: { org: string; keyId: string; person: string; milli: number; rows: number; day: string; flag: string; outcome: string; ttlS: number; reservation?: string; stats?: { key: string; incr: Record<string, number> } }): Promise<{ settled: boolean; outcome: string }> {
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<[number, string]>>).bintelSettle;
     // Without statistics the script is handed the flag again as KEYS[5] (same slot), untouched.
-    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), req.flag, req.stats?.key ?? req.flag, this.keys.ledger(req.org), this.keys.ledgerByTime(req.org)];
+    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), req.flag, req.stats?.key ?? req.flag, this.keys.ledger(req.org), this.keys.ledgerByTime(req.org)];
     const pairs = Object.entries(req.stats?.incr ?? {}).flat();
     const [settled, outcome] = await run.call(this.redis, ...keys, req.milli, req.rows, req.outcome, req.ttlS, req.reservation ?? '', ...pairs);
     return { settled: settled === 1, outcome: String(outcome) };
   }
 
-  /** Gives back `milli` and `rows` of an earlier debit of the key on `day` (see REFUND); returns the new balance. */
-  async refund(req: { org: string; keyId: string; milli: number; rows: number; day: string }): Promise<number> {
+  /** Gives back `milli` and `rows` of an earlier debit of the key (and its person's daily rows) on `day` (see REFUND); returns the new balance. */
+  async refund(req: { org: string; keyId: string; person: string; milli: number; rows: number; day: string }): Promise<number> {
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).bintelRefund;
-    return Number(await run.call(this.redis, this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), req.milli, req.rows));
+    return Number(await run.call(this.redis, this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), req.milli, req.rows));
   }
 
   async balance(org: string): Promise<number> {
@@ -188,17 +188,17 @@ export class CreditService {
 
   /**
    * Charges `milli` to the org pool and records usage of the key (and `dailyRows` rows on
-   * today's counter, which may not pass `dailyCap`; -1 for none) atomically; refuses without
+   * its person's counter of today, which may not pass `dailyCap`; -1 for none) atomically; refuses without
    * side effects when the pool cannot pay or the cap would be passed. With `crawl`, the page's
    * crawl step is taken first in the same script, and a page over the threshold is refused.
    * With `receipt`, a delivery whose receipt is still valid is a cache hit (nothing debited);
    * a charged one leaves its receipt for `receipt.ttlS` seconds.
    */
-  async debit(req: { org: string; keyId: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string; budget?: KeyBudget | null }, crawl?: CrawlStep, receipt?: Receipt): Promise<DebitResult> {
+  async debit(req: { org: string; keyId: string; person: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string; budget?: KeyBudget | null }, crawl?: CrawlStep, receipt?: Receipt): Promise<DebitResult> {
     const cmd = crawl ? 'bintelCrawlDebit' : 'bintelDebit';
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number[]>>)[cmd];
     // Without a receipt the script is handed a key in the org's slot that it will not touch (TTL 0).
-    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.keyId, req.day), receipt?.key ?? this.keys.paid(req.org, '-'), ...(crawl ? [crawl.key] : [])];
+    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), receipt?.key ?? this.keys.paid(req.org, '-'), ...(crawl ? [crawl.key] : [])];
     const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, ...(crawl ? [crawl.start, crawl.windowS, crawl.threshold] : [0, 0, 0]), req.budget?.total_milli ?? -1, req.budget?.daily_milli ?? -1];
     const [code, value, hit] = await run.call(this.redis, ...keys, ...args);
     if (code === 3) return { outcome: 'crawl', run: Number(value) };
@@ -215,7 +215,8 @@ export class CreditService {
     return Number((await this.redis.hget(this.keys.usage(org, keyId), `credits_milli:${day}`)) ?? 0);
   }
 
-  async dailyRows(org: string, keyId: string, day: string): Promise<number> {
-    return Number((await this.redis.get(this.keys.dailyRows(org, keyId, day))) ?? 0);
+  /** Rows a person (server/services/person.ts) took on a UTC day, toward the daily row cap. */
+  async dailyRows(org: string, person: string, day: string): Promise<number> {
+    return Number((await this.redis.get(this.keys.dailyRows(org, person, day))) ?? 0);
   }
 }

@@ -10,8 +10,9 @@
  *   sub → user, org → organization, scope → scopes (space-separated, known scopes only),
  *   tier → field tier (basic|advanced, default basic), key_type → live|test (default live),
  *   exp (required, at most BINTEL_JWT_MAX_TTL_S after iat and after now), iat (optional, at most
- *   CLOCK_SKEW_S ahead of now), jti (required: rate limits, usage, daily caps and revocation are
- *   per token). sub and org are ids as key records have them (ID_RE).
+ *   CLOCK_SKEW_S ahead of now), jti (required: usage and revocation are per token; the rate
+ *   limit, daily row cap and crawl detection are the sub's, shared with the user's API keys:
+ *   services/person.ts). sub and org are ids as key records have them (ID_RE).
  *
  * No accepted token may outlive BINTEL_JWT_MAX_TTL_S from now (a lifetime counted from an iat in
  * the future is refused too). A token's validity may still be post-dated (no iat, an exp far

@@ -122,18 +122,6 @@ export interface CreateKeyInput {
   internal?: boolean;
 }
 
-/**
- * The secret's record and its request count in the current fixed window, in one round trip
- * (both keys in the secret's slot); the key's record is read next, by id.
- */
-const AUTHENTICATE = `
-local rec = redis.call('GET', KEYS[1])
-if not rec then return {} end
-local n = redis.call('INCR', KEYS[2])
-if n == 1 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1])) end
-return {rec, n}
-`;
-
 /** Compare-and-set of one key's record: KEYS = the record; ARGV = the JSON read, the JSON to write. 1 when written. */
 const COMPARE_AND_SET = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -159,22 +147,6 @@ redis.call('SADD', KEYS[2], ARGV[4])
 redis.call('SADD', KEYS[3], ARGV[4])
 return 1
 `;
-
-/** A JWT's place in its rate window, unless revoked: KEYS = revoked flag, window; ARGV = window ms. */
-const COUNT_TOKEN = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-local n = redis.call('INCR', KEYS[2])
-if n == 1 then redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1])) end
-return n
-`;
-
-export interface Authenticated {
-  key: KeyRecord;
-  /** Requests of this secret in the current window, this one included. */
-  count: number;
-  /** Milliseconds until the window resets. */
-  resetMs: number;
-}
 
 /** Key records kept parsed per process (by key id): a request whose stored record is unchanged skips the parse. */
 const PARSED_MAX = 10_000;
@@ -216,26 +188,19 @@ export class KeyService {
 
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, caps: KeyCaps = {}) {
     this.caps = { maxChildKeys: 100, maxOrgKeys: 1_000, maxCreationsPerDay: 100, revokedRetentionS: 30 * 86_400, ...caps };
-    this.redis.defineCommand('bintelAuthenticate', { numberOfKeys: 2, lua: AUTHENTICATE });
-    this.redis.defineCommand('bintelCountToken', { numberOfKeys: 2, lua: COUNT_TOKEN });
     this.redis.defineCommand('bintelKeyCas', { numberOfKeys: 1, lua: COMPARE_AND_SET });
     this.redis.defineCommand('bintelAddChild', { numberOfKeys: 4, lua: ADD_CHILD });
   }
 
   /**
-   * A verified JWT's request in its rate window (per token: its jti), with the revocation checks:
-   * the count, or null when the token is revoked, by its jti or with every token of its user
-   * issued until then (`iat` null: a token without iat is taken as issued before any revocation
-   * of its user). Two reads in the same tick: the token's script and its user's mark.
+   * Whether a verified JWT is revoked: by its jti, or with every token of its user issued until
+   * then (`iat` null: a token without iat is taken as issued before any revocation of its user).
+   * Two reads in the same tick. (Its rate window is its user's: services/rate.ts.)
    */
-  async countToken(jti: string, windowMs: number, owner: { org: string; user: string; iat: number | null }, now = Date.now()): Promise<{ count: number; resetMs: number } | null> {
-    const h = hashSecret(`jwt:${jti}`);
-    const window = Math.floor(now / windowMs);
-    const run = (this.redis as unknown as { bintelCountToken: (...a: (string | number)[]) => Promise<number> }).bintelCountToken;
-    const [n, before] = await Promise.all([run.call(this.redis, this.keys.jwtRevoked(h), this.keys.rateWindow(h, window), windowMs), this.redis.get(this.keys.jwtUserRevoked(owner.org, owner.user))]);
-    if (Number(n) < 0) return null;
-    if (before !== null && (owner.iat === null || owner.iat <= Number(before))) return null;
-    return { count: Number(n), resetMs: (window + 1) * windowMs - now };
+  async tokenRevoked(jti: string, owner: { org: string; user: string; iat: number | null }): Promise<boolean> {
+    const [one, before] = await Promise.all([this.redis.exists(this.keys.jwtRevoked(hashSecret(`jwt:${jti}`))), this.redis.get(this.keys.jwtUserRevoked(owner.org, owner.user))]);
+    if (one === 1) return true;
+    return before !== null && (owner.iat === null || owner.iat <= Number(before));
   }
 
   /**
@@ -405,25 +370,19 @@ export class KeyService {
   }
 
   /**
-   * The key a secret belongs to, with its state (see `resolve`), and this request's place in its
-   * rate-limit window (fixed windows of `windowMs`): two Redis round trips, the secret's record
-   * with the count, then the key's record (and its root's, for a child key). Null when unknown.
+   * The key a secret (by its hash) belongs to, with its state (see `resolve`), for every request:
+   * two Redis round trips, the secret's record, then the key's record (and its root's, for a
+   * child key). Null when unknown. (The request's rate window is its user's: services/rate.ts.)
    */
-  async authenticateAndCount(secret: string, windowMs: number, now = Date.now()): Promise<Authenticated | null> {
-    const h = hashSecret(secret);
-    const window = Math.floor(now / windowMs);
-    const run = (this.redis as unknown as { bintelAuthenticate: (...a: (string | number)[]) => Promise<[string, number] | []> }).bintelAuthenticate;
-    const counted = run.call(this.redis, this.keys.keyBySecret(h), this.keys.rateWindow(h, window), windowMs);
+  async authenticateHash(h: string): Promise<KeyRecord | null> {
+    const read = this.redis.get(this.keys.keyBySecret(h));
     // A secret seen before names the same key (its record never changes): the key's records are
-    // read in the same tick as the script, one auto-pipelined round trip instead of two. The
-    // script's answer still decides (a deleted secret is unknown), and the records are read on
+    // read in the same tick as the secret's, one auto-pipelined round trip instead of two. The
+    // secret's record still decides (a deleted secret is unknown), and the records are read on
     // every call, so a revocation or a rotation holds at once.
     const known = this.secretIds.get(h);
-    const [res, early] = await Promise.all([counted, known ? this.readRecords(known) : null]);
-    const json = res[0] ?? null;
-    const key = known && early && json === known.json ? this.resolveRecords(h, known, early) : await this.resolve(h, json);
-    if (!key) return null;
-    return { key, count: Number(res[1]), resetMs: (window + 1) * windowMs - now };
+    const [json, early] = await Promise.all([read, known ? this.readRecords(known) : null]);
+    return known && early && json === known.json ? this.resolveRecords(h, known, early) : this.resolve(h, json);
   }
 
   /** The records by id of a secret's key and of its root, if a child. */

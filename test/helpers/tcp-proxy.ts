@@ -26,6 +26,8 @@ export interface TcpProxy {
   readonly requests: number;
   /** Requests held so far. */
   readonly held: number;
+  /** Bytes the service sent back so far (what a client read from it: a test compares the work of two calls). */
+  readonly received: number;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let holding: RegExp | null = null;
   let passing = 0;
   let held = 0;
+  let received = 0;
   /** Flushes of the connections holding a request. */
   const waiting = new Set<() => void>();
   const drop = () => {
@@ -67,6 +70,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
       if (queue) return void queue.push(chunk);
       upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      received += chunk.length;
     });
     upstream.pipe(client);
     const end = () => {
@@ -105,6 +111,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     get held() {
       return held;
+    },
+    get received() {
+      return received;
     },
     close: () =>
       new Promise<void>((resolve) => {

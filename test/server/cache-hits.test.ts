@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ingestFile } from '../../ingest/run.ts';
 import { assertError, copyFixtures, loadFixtures, startHarness, withOrg, type Harness, type Res } from './harness.ts';
+import { personOf } from '../../server/services/person.ts';
 
 const t = suite('cache-hits');
 let h: Harness;
@@ -16,9 +17,9 @@ let cleanup: () => Promise<void> = async () => {};
 
 const balance = (o: string) => h.running.services.credits.balance(o);
 /** A new organization (receipts are per organization, so each test starts with none) and its advanced key. */
-async function freshOrg(milli = 1_000_000): Promise<{ org: string; secret: string; keyId: string }> {
+async function freshOrg(milli = 1_000_000): Promise<{ org: string; secret: string; person: string }> {
   const { org, key, secret } = await withOrg(h, { field_tier: 'advanced', milli });
-  return { org, secret, keyId: key.id };
+  return { org, secret, person: personOf(key) };
 }
 const day = () => new Date().toISOString().slice(0, 10);
 
@@ -42,9 +43,9 @@ t.after(async () => {
 });
 
 t('the same list page again is free and says so; its rows still count toward the daily cap and usage', async () => {
-  const { org, secret: k, keyId } = await freshOrg();
+  const { org, secret: k, person } = await freshOrg();
   const path = '/v1/companies?states=TX,CA,NY&sort_by=company_name';
-  const rows0 = await h.running.services.credits.dailyRows(org, keyId, day());
+  const rows0 = await h.running.services.credits.dailyRows(org, person, day());
   const first = await paidCall(h, { org, key: k, method: 'GET', path });
   assert.ok(first.body.meta.returned > 0);
   assert.ok(first.body.meta.credits_charged > 0);
@@ -53,7 +54,7 @@ t('the same list page again is free and says so; its rows still count toward the
   assert.is(again.body.meta.cache_hit, true);
   assert.is(again.body.meta.credits_charged, 0);
   assert.equal(again.body.data.map((r: { id: string }) => r.id), first.body.data.map((r: { id: string }) => r.id));
-  assert.is(await h.running.services.credits.dailyRows(org, keyId, day()), rows0 + 2 * first.body.meta.returned, 'both deliveries count toward the daily cap');
+  assert.is(await h.running.services.credits.dailyRows(org, person, day()), rows0 + 2 * first.body.meta.returned, 'both deliveries count toward the daily cap');
   const usage = await h.call('GET', '/v1/credits', { secret: k });
   assert.equal(usage.body.data.key_usage, { credits_used: first.body.meta.credits_charged, rows_returned: 2 * first.body.meta.returned, queries: 2, cache_hits: 1 });
 });

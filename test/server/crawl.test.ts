@@ -92,7 +92,7 @@ test('on a Redis Cluster: paid pages (crawl step and debit in one script) and fr
     for (const [i, page] of [1, 0, 3, 2, 5, 4, 7, 6].entries()) {
       const step = onCluster.step(org, 'key_1', 'fp', page);
       if (i % 2) {
-        const res = await credits.debit({ org, keyId: 'key_1', milli: 10, rows: 1, dailyRows: 1, dailyCap: 1_000, day }, step);
+        const res = await credits.debit({ org, keyId: 'key_1', person: 'u:dTE', milli: 10, rows: 1, dailyRows: 1, dailyCap: 1_000, day }, step);
         outcomes.push(res.outcome);
       } else {
         outcomes.push(await onCluster.check(step).then(() => 'free', (err: ApiError) => err.code));
@@ -123,6 +123,24 @@ test('the fingerprint is the parsed filters, search and sort: no-op spellings sh
   assert.is(keyOf('signals=broker_change&signal_match=all'), keyOf('signals=broker_change'), 'one signal: any is all');
   assert.is(keyOf('search=acme&sort_dir=desc'), keyOf('search=acme'), 'relevance order has no direction');
   assert.is(keyOf('cf[participants]=gte:10,lte:100'), keyOf('cf[participants]=lte:100,gte:10'));
+});
+
+test('bounds the field cannot fail and the case and spacing of search are no new fingerprint', () => {
+  // total_number_of_employees is a whole number, never negative: every bound at or under 0 asks only for a value.
+  const employees = ['gte:-1', 'gte:-2', 'gte:-1000000', 'gt:-1', 'gte:0', 'gte:-0.5', 'gt:-0.5', 'gte:-2,gte:-1'].map((b) => keyOf(`states=TX&cf[total_number_of_employees]=${b}`));
+  assert.is(new Set(employees).size, 1, employees.join('\n'));
+  assert.is(employees[0], keyOf('states=TX&eb[total_number_of_employees]=true'), 'as eb asks');
+  assert.is(keyOf('cf[total_number_of_employees]=gt:5'), keyOf('cf[total_number_of_employees]=gte:6'), 'whole numbers: gt:5 is gte:6');
+  assert.is(keyOf('cf[total_number_of_employees]=lt:10.5'), keyOf('cf[total_number_of_employees]=lte:10'));
+  assert.is(keyOf('cf[total_number_of_employees]=gte:-3,lte:100'), keyOf('cf[total_number_of_employees]=lte:100'), 'the vacuous side alone goes');
+  assert.is(keyOf('cf[participant_growth]=gte:-100'), keyOf('cf[participant_growth]=gte:-250'), 'percent: nothing is under -100%');
+  assert.is(keyOf('cf[participant_growth]=lte:100000'), keyOf('cf[participant_growth]=lte:200000'), 'nor over the maximum');
+  assert.is(keyOf('cf[total_number_of_employees]=lt:0'), keyOf('cf[total_number_of_employees]=lt:-5'), 'no row passes either');
+  for (const q of ['search=ACME', 'search=%20acme%20', 'search=Acme', 'search=acme%20%20']) assert.is(keyOf(q), keyOf('search=acme'), q);
+  assert.is(keyOf('search=Acme%20%20Corp'), keyOf('search=acme%20corp'));
+  // Bounds that do exclude rows stay apart.
+  const apart = ['', 'cf[total_number_of_employees]=gte:1', 'cf[total_number_of_employees]=gt:0.5,lte:10', 'cf[total_number_of_employees]=gte:-1', 'cf[participant_growth]=gte:-99.5', 'cf[participant_growth]=gt:-100', 'search=acme', 'search=acme%20corp'].map(keyOf);
+  assert.is(new Set(apart).size, apart.length, apart.join('\n'));
 });
 
 test('other filters, search or order are another fingerprint', () => {

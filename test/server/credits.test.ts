@@ -27,7 +27,7 @@ test('hundreds of parallel debits against a pool that pays for only some: balanc
   // 400 calls of 1..25 rows of advanced personnel (2 credits a row): far more than the pool.
   const calls = Array.from({ length: 400 }, (_, i) => ({ key: keys[i % 3], rows: 1 + ((i * 7) % 25) }));
   const results = await Promise.all(
-    calls.map((c) => services.credits.debit({ org, keyId: c.key, milli: c.rows * entity('personnel').price.advanced, rows: c.rows, dailyRows: c.rows, dailyCap: -1, day }).then((r) => ({ ...c, ...r }))),
+    calls.map((c) => services.credits.debit({ org, keyId: c.key, person: c.key, milli: c.rows * entity('personnel').price.advanced, rows: c.rows, dailyRows: c.rows, dailyCap: -1, day }).then((r) => ({ ...c, ...r }))),
   );
   const charged = results.filter((r) => r.outcome === 'charged');
   const refused = results.filter((r) => r.outcome === 'insufficient');
@@ -56,7 +56,7 @@ test('hundreds of parallel debits against a pool that pays for only some: balanc
 test('a refused debit changes nothing', async () => {
   const org = `refuse-${randomUUID().slice(0, 8)}`;
   await services.credits.grant(org, 1_000);
-  const r = await services.credits.debit({ org, keyId: 'k', milli: 1_001, rows: 1, dailyRows: 1, dailyCap: -1, day });
+  const r = await services.credits.debit({ org, keyId: 'k', person: 'k', milli: 1_001, rows: 1, dailyRows: 1, dailyCap: -1, day });
   assert.is(r.outcome, 'insufficient');
   assert.is(await services.credits.balance(org), 1_000);
   assert.equal(await services.credits.usage(org, 'k'), { credits_milli: 0, rows: 0, queries: 0, cache_hits: 0 });
@@ -66,7 +66,7 @@ test('a refused debit changes nothing', async () => {
 test('daily row cap is enforced atomically under concurrency', async () => {
   const org = `cap-${randomUUID().slice(0, 8)}`;
   await services.credits.grant(org, 10_000_000);
-  const results = await Promise.all(Array.from({ length: 100 }, () => services.credits.debit({ org, keyId: 'k', milli: 250, rows: 10, dailyRows: 10, dailyCap: 555, day })));
+  const results = await Promise.all(Array.from({ length: 100 }, () => services.credits.debit({ org, keyId: 'k', person: 'k', milli: 250, rows: 10, dailyRows: 10, dailyCap: 555, day })));
   const charged = results.filter((r) => r.outcome === 'charged').length;
   assert.is(charged, 55);
   assert.is(results.filter((r) => r.outcome === 'daily_cap').length, 45);

@@ -18,6 +18,7 @@ import { parseString } from 'fast-csv';
 import { entity } from '../../mappings/index.ts';
 import { rowPrice } from '../../server/pricing.ts';
 import { csvCell, csvLine } from '../../server/read/export.ts';
+import { personOf } from '../../server/services/person.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness, type LogLine } from './harness.ts';
 
 const t = suite('export');
@@ -254,12 +255,12 @@ t('a refund gives back exactly the rows not delivered: pool, usage and daily row
   const { services } = h.running;
   const { org: o, key } = await withOrg(h, { milli: 10_000 });
   const day = new Date().toISOString().slice(0, 10);
-  const debit = await services.credits.debit({ org: o, keyId: key.id, milli: 2500, rows: 10, dailyRows: 10, dailyCap: -1, day });
+  const debit = await services.credits.debit({ org: o, keyId: key.id, person: personOf(key), milli: 2500, rows: 10, dailyRows: 10, dailyCap: -1, day });
   assert.is(debit.outcome, 'charged');
-  assert.is(await services.credits.refund({ org: o, keyId: key.id, milli: 1000, rows: 4, day }), 8500);
+  assert.is(await services.credits.refund({ org: o, keyId: key.id, person: personOf(key), milli: 1000, rows: 4, day }), 8500);
   assert.is((await services.credits.usage(o, key.id)).rows, 6);
   assert.is((await services.credits.usage(o, key.id)).credits_milli, 1500);
-  assert.is(await services.credits.dailyRows(o, key.id, day), 6);
+  assert.is(await services.credits.dailyRows(o, personOf(key), day), 6);
 });
 
 /** A 2,000-row export of advanced companies (about a megabyte: more than the sockets buffer between client and server). */
@@ -268,11 +269,14 @@ const ADVANCED_COMPANY = rowPrice(entity('companies'), 'advanced').base;
 const today = () => new Date().toISOString().slice(0, 10);
 const newRequestId = () => `req_export_${randomUUID().replace(/-/g, '')}`;
 
-/** What an organization and one key of it have paid: pool, key usage, spend of the day and daily rows. */
+/** Whose daily rows every key here takes: withOrg's default user, u1 (daily rows are kept per user). */
+const U1 = personOf({ id: '', user: 'u1', parent_id: null });
+
+/** What an organization and one key of it have paid: pool, key usage, spend of the day and its user's daily rows. */
 async function account(o: string, keyId: string) {
   const { credits } = h.running.services;
   const usage = await credits.usage(o, keyId);
-  return { balance: await credits.balance(o), credits_milli: usage.credits_milli, rows: usage.rows, spent_today: await credits.spentOn(o, keyId, today()), daily_rows: await credits.dailyRows(o, keyId, today()) };
+  return { balance: await credits.balance(o), credits_milli: usage.credits_milli, rows: usage.rows, spent_today: await credits.spentOn(o, keyId, today()), daily_rows: await credits.dailyRows(o, U1, today()) };
 }
 
 /** A child key of the organization (advanced, read:companies) with a total budget in credits. */

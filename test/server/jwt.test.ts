@@ -1,6 +1,6 @@
 /**
  * JWT bearer tokens: minted by `bintel jwt mint` (and the same code in-process), they do what a
- * key does (scopes, tiers, sandbox, the org's pool, rate limits per token, tags per user);
+ * key does (scopes, tiers, sandbox, the org's pool, rate limits per user, tags per user);
  * alg none, algorithm confusion, a wrong signature, issuer or audience, expiry, a missing claim,
  * too long a lifetime (from iat and from now), an iat in the future or an org/sub that is no id
  * are 401 with a clear issue; `bintel jwt revoke` refuses a token at once
@@ -118,7 +118,7 @@ t('refused with a clear 401: alg none, confusion, signature, issuer, audience, e
   }
 });
 
-t('bintel jwt revoke: refused at once in every process; the rate limit counts per token', async () => {
+t('bintel jwt revoke: refused at once in every process; the rate limit counts per user', async () => {
   const { org } = await withOrg(h, {});
   const minted = await bintel('jwt', 'mint', '--org', org, '--user', 'svc', '--json');
   assert.is(minted.code, 0, minted.err);
@@ -131,13 +131,17 @@ t('bintel jwt revoke: refused at once in every process; the rate limit counts pe
   assertError(await other.call('GET', '/v1/whoami', { secret: token }), 401, 'UNAUTHORIZED', { issue: 'revoked_token' });
   const limited = await startHarness({ ...ENV, BINTEL_RATE_LIMIT_PER_MIN: '3' });
   try {
-    const a = (await mint({ org })).token;
-    const b = (await mint({ org })).token;
+    // A user of its own (the revoked token above was svc's, counted in svc's window).
+    const a = (await mint({ org, user: 'limited' })).token;
+    const b = (await mint({ org, user: 'limited' })).token;
+    const c = (await mint({ org, user: 'limited2' })).token;
     await awaitFreshRateWindow();
     const sa = [];
     for (let i = 0; i < 4; i++) sa.push((await limited.call('GET', '/v1/whoami', { secret: a })).status);
     assert.equal(sa, [200, 200, 200, 429]);
-    assert.is((await limited.call('GET', '/v1/whoami', { secret: b })).status, 200, 'another token has its own window');
+    // The window is the user's (it was the token's): another token of the user shares it, another user's has its own.
+    assert.is((await limited.call('GET', '/v1/whoami', { secret: b })).status, 429, "another token of the user shares the user's window");
+    assert.is((await limited.call('GET', '/v1/whoami', { secret: c })).status, 200, 'a token of another user has its own window');
   } finally {
     await limited.close();
   }

@@ -177,7 +177,8 @@ t('test keys cannot manage keys, read credits or write tags', async () => {
 t('rate limit: RateLimit headers on every call, then 429 RATE_LIMITED with Retry-After', async () => {
   const limited = await startHarness({ BINTEL_RATE_LIMIT_PER_MIN: '3' });
   try {
-    const { secret } = await limited.key({ org });
+    // An organization of its own: the window is the user's, and this suite's org has spent u1's.
+    const { secret } = await limited.key({ org: `${org}-rate` });
     await awaitFreshRateWindow();
     for (let i = 0; i < 3; i++) {
       const res = await limited.call('GET', '/v1/whoami', { secret });
@@ -188,8 +189,10 @@ t('rate limit: RateLimit headers on every call, then 429 RATE_LIMITED with Retry
     const over = await limited.call('GET', '/v1/whoami', { secret });
     assertError(over, 429, 'RATE_LIMITED');
     assert.ok(Number(over.headers.get('retry-after')) >= 1);
-    // Another key has its own budget.
-    const other = await limited.key({ org });
+    // The window is the user's (it was the key's): another key of the user shares it, another user's key has its own.
+    const same = await limited.key({ org: `${org}-rate` });
+    assertError(await limited.call('GET', '/v1/whoami', { secret: same.secret }), 429, 'RATE_LIMITED');
+    const other = await limited.key({ org: `${org}-rate`, user: 'u2' });
     assert.is((await limited.call('GET', '/v1/whoami', { secret: other.secret })).status, 200);
   } finally {
     await limited.close();
