@@ -15,7 +15,7 @@ const DEFAULT_FILES = [...GENERATED_DOCS, 'docs/reference.md'];
 export function registerDocsCommand(program: Command): void {
   example(program
     .command('docs')
-    .summary('regenerate the generated sections of docs/ (CSV formats, export columns, the consumer\'s reference)')
+    .summary('rewrite the sections of docs/ generated from the code')
     .description(`regenerate the sections of the documentation written from the entity definitions: every <!-- name:start --> … <!-- name:end --> section (csv-reference, export-columns, and in docs/reference.md the rows table, prices, field dictionary and sample responses) found in the files given (default: ${DEFAULT_FILES.join(', ')})`)
     .argument('[files...]', 'markdown files to update')
     .option('--readme <path>', 'one more file to update (before the docs/ split, the README held these sections)')
