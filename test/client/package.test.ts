@@ -4,8 +4,8 @@
  * project (`npm install --offline`: the package has no dependency), then imported by name from
  * plain JavaScript and from TypeScript and called against a real test server. The TypeScript
  * of client/README.md is typechecked against the installed package (strict, Node types only),
- * compiled and run; a call with a wrongly typed parameter does not typecheck (the types are
- * the package's, not `any`).
+ * compiled and run, and so is the root README's example; a call with a wrongly typed parameter
+ * does not typecheck (the types are the package's, not `any`).
  */
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -118,6 +118,17 @@ t("client/README.md's TypeScript typechecks against the installed package (stric
   assert.ok(ran.out.trim().length > 0, 'the example printed rows');
   const csv = await readFile(join(app, 'companies.csv'), 'utf8');
   assert.match(csv.replace(/^\uFEFF/, ''), /^id,/);
+});
+
+t("the root README's TypeScript example typechecks against the installed package as '@bintel/client'", async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const code = /The same from TypeScript[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!code) return assert.unreachable('README has the TypeScript example');
+  const source = code.replace("'./client/src/index.ts'", "'@bintel/client'");
+  assert.ok(source.includes("'@bintel/client'"), 'the example imports the client from ./client/src/index.ts');
+  await writeFile(join(app, 'readme.ts'), source);
+  const checked = await run(process.execPath, [TSC, '-p', 'tsconfig.json', '--noEmit'], app);
+  assert.is(checked.code, 0, checked.out);
 });
 
 t('the types are the package\'s: a wrongly typed parameter or member does not typecheck', async () => {
