@@ -35,6 +35,17 @@ async function demoKeys(config: Config): Promise<{ live: string; test: string; b
   }
 }
 
+/** How to stop what `bintel up` runs: the API (Ctrl-C), and Elasticsearch and Redis, which stay up for the next start. */
+export function stopHint(o: { serve: boolean; esStarted: boolean; redisStarted: boolean; redisUrl: string }): string {
+  const lines = [o.serve ? 'to stop: Ctrl-C stops the API' : 'to stop:'];
+  lines.push(`  npx bintel es stop    stops the local Elasticsearch${o.esStarted ? ' (started now; it keeps running for the next start)' : ' (if bintel started it)'}`);
+  if (o.redisStarted) {
+    const u = new URL(o.redisUrl);
+    lines.push(`  redis-cli -h ${u.hostname} -p ${u.port || 6379}${u.password ? ' -a <password>' : ''} shutdown    stops the redis-server started now (its data stays in its append-only file)`);
+  }
+  return lines.join('\n');
+}
+
 export function registerUpCommand(program: Command): void {
   example(program
     .command('up')
@@ -44,8 +55,8 @@ export function registerUpCommand(program: Command): void {
     .action(async (o: { serve: boolean }) => {
       const config = loadConfig();
       const log = (line: string) => process.stdout.write(`${line}\n`);
-      await ensureEs(config, log);
-      await ensureRedis(config, log);
+      const esStarted = (await ensureEs(config, log)).started;
+      const redisStarted = (await ensureRedis(config, log)).started;
       const es = createEs(config);
       for (const sandbox of [false, true]) {
         const r = await ensureData(config, es, { sandbox, sizes: sandbox ? SANDBOX_SIZES : DEMO_SIZES, seed: sandbox ? 7 : 42, log });
@@ -60,7 +71,8 @@ export function registerUpCommand(program: Command): void {
       log(`\ndemo organization "${DEMO_ORG}": ${toCredits(keys.balance)} credits`);
       log(`live key (advanced tier, every scope): ${keys.live}`);
       log(`test key (sandbox data):               ${keys.test}`);
-      log(`\ntry:\n  curl -s -H "Authorization: Bearer ${keys.live}" ${base}/v1/whoami\n  curl -s -H "Authorization: Bearer ${keys.live}" "${base}/v1/companies/${companyId}?mode=full"\n`);
+      log(`\ntry:\n  curl -s -H "Authorization: Bearer ${keys.live}" ${base}/v1/whoami\n  curl -s -H "Authorization: Bearer ${keys.live}" "${base}/v1/companies/${companyId}?mode=full"\n  curl -s -H "Authorization: Bearer ${keys.live}" "${base}/v1/companies?search=Acme%20Helthcare&page_size=5"\n`);
+      log(stopHint({ serve: o.serve, esStarted, redisStarted, redisUrl: config.redisUrl }));
       if (o.serve) await serveForeground(config.port, config.host);
     }), 'bintel up', 'bintel up --no-serve');
 }

@@ -6,6 +6,23 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+/** Caps on the records users store (each a count of live records unless it says bytes). */
+export interface RecordCaps {
+  /** Tag records of one user (one side), and of one organization (all its users). */
+  tagsMaxPerUser: number;
+  tagsMaxPerOrg: number;
+  /** Saved plays, CTAs and subjects, each kind apart: of one user, and of one organization. */
+  writingMaxPerUser: number;
+  writingMaxPerOrg: number;
+  /** Marketing identities: created by one user, and of one organization. */
+  identitiesMaxPerUser: number;
+  identitiesMaxPerOrg: number;
+  /** Largest stored identity, in bytes of JSON (a create or change beyond: 413). */
+  identityMaxBytes: number;
+  /** Open bug reports, and apart open review flags, of one user (the organization's cap is feedbackMaxOpen). */
+  feedbackMaxOpenPerUser: number;
+}
+
 export interface Config {
   /** Elasticsearch base URL. */
   /** The first (or only) Elasticsearch node URL: the local provisioning and the tools use it. */
@@ -112,6 +129,8 @@ export interface Config {
   readonly reportMaxBytes: number;
   /** Open bug reports, and apart open review flags, one organization may have (more: 429 until an operator resolves some). */
   readonly feedbackMaxOpen: number;
+  /** Per-user and per-organization caps on stored user records (more: 429 QUOTA_EXCEEDED); see CONFIG_DEFAULTS.records. */
+  readonly records: RecordCaps;
   /** Whether a server process also runs background jobs (false: only `bintel worker` processes do). */
   readonly workerInProcess: boolean;
   /** Jobs one process runs at once. */
@@ -224,6 +243,17 @@ export const CONFIG_DEFAULTS = Object.freeze({
   exportMaxActive: 5,
   /** BINTEL_REPORT_MAX_BYTES: the payload of a bug report. */
   reportMaxBytes: 65_536,
+  /** Caps on what users store (BINTEL_<NAME>, e.g. BINTEL_TAGS_MAX_PER_USER): see RecordCaps. */
+  records: Object.freeze({
+    tagsMaxPerUser: 10_000,
+    tagsMaxPerOrg: 50_000,
+    writingMaxPerUser: 200,
+    writingMaxPerOrg: 2_000,
+    identitiesMaxPerUser: 20,
+    identitiesMaxPerOrg: 200,
+    identityMaxBytes: 65_536,
+    feedbackMaxOpenPerUser: 100,
+  }),
   /** BINTEL_WRITING_CREDITS_EMAIL and _LINKEDIN: credits a writing job reserves. */
   writingCredits: Object.freeze({ email: 5, linkedin: 3 }),
 });
@@ -335,6 +365,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lookalikeCandidates: Math.min(10_000, positive('BINTEL_LOOKALIKE_CANDIDATES', 500)),
     reportMaxBytes: positive('BINTEL_REPORT_MAX_BYTES', CONFIG_DEFAULTS.reportMaxBytes),
     feedbackMaxOpen: positive('BINTEL_FEEDBACK_MAX_OPEN', 1_000),
+    records: {
+      tagsMaxPerUser: positive('BINTEL_TAGS_MAX_PER_USER', CONFIG_DEFAULTS.records.tagsMaxPerUser),
+      tagsMaxPerOrg: positive('BINTEL_TAGS_MAX_PER_ORG', CONFIG_DEFAULTS.records.tagsMaxPerOrg),
+      writingMaxPerUser: positive('BINTEL_WRITING_MAX_PER_USER', CONFIG_DEFAULTS.records.writingMaxPerUser),
+      writingMaxPerOrg: positive('BINTEL_WRITING_MAX_PER_ORG', CONFIG_DEFAULTS.records.writingMaxPerOrg),
+      identitiesMaxPerUser: positive('BINTEL_IDENTITIES_MAX_PER_USER', CONFIG_DEFAULTS.records.identitiesMaxPerUser),
+      identitiesMaxPerOrg: positive('BINTEL_IDENTITIES_MAX_PER_ORG', CONFIG_DEFAULTS.records.identitiesMaxPerOrg),
+      identityMaxBytes: positive('BINTEL_IDENTITY_MAX_BYTES', CONFIG_DEFAULTS.records.identityMaxBytes),
+      feedbackMaxOpenPerUser: positive('BINTEL_FEEDBACK_MAX_OPEN_PER_USER', CONFIG_DEFAULTS.records.feedbackMaxOpenPerUser),
+    },
     workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
     jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),

@@ -100,6 +100,8 @@ export interface RedisKeys {
   feedbackByUser(org: string, kind: string, user: string): string;
   /** The ids of an organization's open records of a kind (a set in its slot: the cap counts it). */
   feedbackOpen(org: string, kind: string): string;
+  /** The open records of one kind one user of an organization filed (set of ids), in the organization's slot. */
+  feedbackOpenBy(org: string, kind: string, user: string): string;
   feedbackAll(kind: string): string;
   feedbackOrgs(kind: string): string;
   /** A user's personal-play temperature override. */
@@ -118,6 +120,11 @@ export interface RedisKeys {
   tagNames(scope: string, entityType: string, entityId: string): string;
   tagIndex(scope: string): string;
   tagByName(scope: string, tag: string): string;
+  /** Tag records of an organization (all users, both sides), counted against its cap (integer). */
+  tagCount(org: string): string;
+  /** Saved writing records of one kind created by one user (sorted set, like writingRecords), and a flag set once an organization's older records are indexed so. */
+  writingRecordsBy(org: string, kind: string, user: string): string;
+  writingRecordsByIndexed(org: string, kind: string): string;
   /** CRM context of an organization (hash: CRM name → JSON summary of its loaded list). */
   crm(org: string): string;
   /** Count cache and cursors of list queries. */
@@ -174,10 +181,13 @@ export function redisKeys(ns: string): RedisKeys {
     userProfile: (s: string) => `${user(s)}:profile`,
     writingRecord: (o: string, kind: string, id: string) => `${org(o)}:wrec:${kind}:${id}`,
     writingRecords: (o: string, kind: string) => `${org(o)}:wrecs:${kind}`,
+    writingRecordsBy: (o: string, kind: string, u: string) => `${org(o)}:wrecs:${kind}:by:${Buffer.from(u).toString('base64url')}`,
+    writingRecordsByIndexed: (o: string, kind: string) => `${org(o)}:wrecs:${kind}:by-indexed`,
     writingTemperature: (s: string) => `${user(s)}:temperature`,
     feedback: (o: string, k: string, id: string) => `${org(o)}:${k}:${id}`,
     feedbackByUser: (o: string, k: string, u: string) => `${org(o)}:${k}s:${Buffer.from(u).toString('base64url')}`,
     feedbackOpen: (o: string, k: string) => `${org(o)}:${k}-open`,
+    feedbackOpenBy: (o: string, k: string, u: string) => `${org(o)}:${k}-open:${Buffer.from(u).toString('base64url')}`,
     feedbackAll: (k: string) => `${p}{feedback}:${k}s`,
     feedbackOrgs: (k: string) => `${p}{feedback}:${k}-orgs`,
     tagRecord: (s: string, id: string) => `${user(s)}:tag:${id}`,
@@ -186,6 +196,7 @@ export function redisKeys(ns: string): RedisKeys {
     tagNames: (s: string, t: string, e: string) => `${user(s)}:names:${t}:${e}`,
     tagIndex: (s: string) => `${user(s)}:tags`,
     tagByName: (s: string, tag: string) => `${user(s)}:byname:${tag}`,
+    tagCount: (o: string) => `${org(o)}:tag-count`,
     crm: (o: string) => `${org(o)}:crm`,
     cursorSecret: () => `${p}cursor-secret`,
     count: (fp: string) => `${p}count:${fp}`,

@@ -9,6 +9,7 @@ import type { Es } from '../core/adapters/es.ts';
 import { ENTITY_NAMES, entity } from '../mappings/index.ts';
 import type { EntityName } from '../mappings/types.ts';
 import { generate } from './generate/index.ts';
+import type { OrgName } from './generate/orgnames.ts';
 import { listVersions, liveIndex } from './indices.ts';
 import { ingestFile } from './run.ts';
 import { sandboxNamespace } from '../core/names.ts';
@@ -24,6 +25,13 @@ export interface DemoSizes {
 export const DEMO_SIZES: DemoSizes = { companies: 50_000, personnel: 50_000, brokerOffices: 10_000, brokers: 2_000 };
 /** Sandbox data that test keys read: a few thousand rows per entity. */
 export const SANDBOX_SIZES: DemoSizes = { companies: 3_000, personnel: 3_000, brokerOffices: 2_000, brokers: 500 };
+
+/**
+ * Companies the README tour and docs/api.md name ("Acme Helthcare" finds the first at rank 1,
+ * "acme hea" suggests it): the first rows of demo and sandbox data carry these names (the docs
+ * test loads them the same way), so the examples answer what they say on a fresh machine.
+ */
+export const TOUR_COMPANIES: readonly OrgName[] = [{ name: 'Acme Healthcare Inc', base: 'Acme Healthcare' }];
 
 /** Counts of every resource in a namespace; null for a resource with no live index. */
 export async function resourceCounts(es: Es, ns: string): Promise<Record<EntityName, number | null>> {
@@ -59,7 +67,7 @@ export async function ensureData(
   }
   const dir = join(config.home, 'data', what);
   opts.log(`generating ${what} data into ${dir}`);
-  const gen = await generate({ out: dir, seed: opts.seed, ...opts.sizes });
+  const gen = await generate({ out: dir, seed: opts.seed, ...opts.sizes, named: TOUR_COMPANIES });
   for (const name of ENTITY_NAMES) {
     const s = await ingestFile(config, name, gen.files[name], { sandbox: opts.sandbox, progress: null, es });
     opts.log(`loaded ${s.indexed} ${name} into ${s.alias}${s.rejected ? ` (${s.rejected} rejected, see ${s.report})` : ''}`);

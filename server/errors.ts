@@ -107,6 +107,14 @@ export function invalid(details: ErrorDetail[] | ErrorDetail, message?: string):
 export const forbidden = (message: string, field = 'authorization', issue: IssueCode = 'forbidden') => new ApiError('FORBIDDEN', message, [{ field, issue }]);
 /** A 404 NOT_FOUND: `what` (an API key, a tag ...) by the id given in `field`. */
 export const notFound = (what: string, field = 'id') => new ApiError('NOT_FOUND', `${what} not found`, [{ field, issue: 'not_found' }]);
+/**
+ * A 429 QUOTA_EXCEEDED on one field: a count cap on stored records is reached. The detail's
+ * `expected` is `{limit, current, per}` (per: `user` or `organization`); nothing was written.
+ */
+export const quotaExceeded = (field: string, what: string, limit: number, current: number, per: 'user' | 'organization', then = 'delete some first') =>
+  new ApiError('QUOTA_EXCEEDED', `At most ${limit.toLocaleString('en-US')} ${what} per ${per}; ${per === 'user' ? 'this user has' : 'the organization has'} ${current.toLocaleString('en-US')}: ${then}`, [
+    { field, issue: 'quota_exceeded', expected: { limit, current, per } },
+  ]);
 /** A 401 UNAUTHORIZED with the Bearer challenge. */
 export const unauthorized = (issue: IssueCode, message?: string) =>
   new ApiError('UNAUTHORIZED', message ?? CATALOGUE.UNAUTHORIZED.message, [{ field: 'authorization', issue }]).withHeaders({ 'WWW-Authenticate': 'Bearer realm="bintel"' });

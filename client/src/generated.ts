@@ -48,7 +48,7 @@ export type ApiKey = {
   user?: string;
   name?: string;
   key_type?: "live" | "test";
-  scopes?: Array<"read:brokers" | "read:broker-offices" | "read:companies" | "read:personnel" | "tags:read" | "tags:write" | "keys:read" | "keys:write" | "credits:read" | "usage:read" | "writing:read" | "writing:write" | "writing:generate">;
+  scopes?: Array<"read:brokers" | "read:broker-offices" | "read:companies" | "read:personnel" | "tags:read" | "tags:write" | "keys:read" | "keys:write" | "usage:read" | "writing:read" | "writing:write" | "writing:generate" | "feedback:read" | "feedback:write">;
   field_tier?: "basic" | "advanced";
   entity_field_tiers?: {
     [key: string]: "basic" | "advanced";
@@ -69,7 +69,7 @@ export type ApiKeyWithSecret = {
   user?: string;
   name?: string;
   key_type?: "live" | "test";
-  scopes?: Array<"read:brokers" | "read:broker-offices" | "read:companies" | "read:personnel" | "tags:read" | "tags:write" | "keys:read" | "keys:write" | "credits:read" | "usage:read" | "writing:read" | "writing:write" | "writing:generate">;
+  scopes?: Array<"read:brokers" | "read:broker-offices" | "read:companies" | "read:personnel" | "tags:read" | "tags:write" | "keys:read" | "keys:write" | "usage:read" | "writing:read" | "writing:write" | "writing:generate" | "feedback:read" | "feedback:write">;
   field_tier?: "basic" | "advanced";
   entity_field_tiers?: {
     [key: string]: "basic" | "advanced";
@@ -93,7 +93,7 @@ export type ApiKeyWithUsage = {
   user?: string;
   name?: string;
   key_type?: "live" | "test";
-  scopes?: Array<"read:brokers" | "read:broker-offices" | "read:companies" | "read:personnel" | "tags:read" | "tags:write" | "keys:read" | "keys:write" | "credits:read" | "usage:read" | "writing:read" | "writing:write" | "writing:generate">;
+  scopes?: Array<"read:brokers" | "read:broker-offices" | "read:companies" | "read:personnel" | "tags:read" | "tags:write" | "keys:read" | "keys:write" | "usage:read" | "writing:read" | "writing:write" | "writing:generate" | "feedback:read" | "feedback:write">;
   field_tier?: "basic" | "advanced";
   entity_field_tiers?: {
     [key: string]: "basic" | "advanced";
@@ -3707,7 +3707,7 @@ export interface Operations {
     | Failure<500, Error500>
     | Failure<503, Error503>
   >;
-  /** Plays of the organization, newest first */
+  /** The caller's Plays, newest first */
   getWritingPlays: OperationTypes<
     {
       query?: GetWritingPlaysQuery;
@@ -3847,7 +3847,7 @@ export interface Operations {
     | Failure<500, Error500>
     | Failure<503, Error503>
   >;
-  /** CTAs of the organization, newest first */
+  /** The caller's CTAs, newest first */
   getWritingCtas: OperationTypes<
     {
       query?: GetWritingCtasQuery;
@@ -3956,7 +3956,7 @@ export interface Operations {
     | Failure<500, Error500>
     | Failure<503, Error503>
   >;
-  /** Subjects of the organization, newest first */
+  /** The caller's Subjects, newest first */
   getWritingSubjects: OperationTypes<
     {
       query?: GetWritingSubjectsQuery;

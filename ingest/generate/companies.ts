@@ -42,7 +42,10 @@ export function companyCore(ctx: Ctx, j: number): CompanyCore {
   const industry = INDUSTRY_PICK.pick(rng);
   const code = INDUSTRIES[industry].code;
   const city = CITY_PICK.pick(rng);
-  const { name, base } = companyName(rng, code, city);
+  // A given name (the tour's examples) replaces the generated one; the draw is made anyway so
+  // every other value of the row, and of the rows after it, is what the seed makes.
+  const drawn = companyName(rng, code, city);
+  const { name, base } = ctx.named[j] ?? drawn;
   const domain = domainOf(rng, base, code);
   // 13.5 with the industry factors puts the overall median at about 16 participants.
   const median = 13.5 * (SIZE_FACTOR[code.slice(0, 3)] ?? 1);

@@ -10,6 +10,7 @@ import { RecentDays, epochDay } from './format.ts';
 import { CITY_DMA, DMA_COUNT } from './geo.ts';
 import { officeNumbers, officePlace } from './offices.ts';
 import { entityKey, hashString } from './prng.ts';
+import type { OrgName } from './orgnames.ts';
 
 export interface Counts {
   companies: number;
@@ -45,12 +46,14 @@ export interface Ctx {
   /** `last_updated_at` values: the 18 months before a reference date derived from the seed. */
   days: RecentDays;
   layout: Layout;
+  /** Names given to the first companies (the tour's examples, GenerateOptions.named); the rest of each row as generated. */
+  named: readonly OrgName[];
 }
 
 /** About 18 months of days. */
 const UPDATE_SPAN_DAYS = 548;
 
-export function createContext(seed: number, counts: Counts): Ctx {
+export function createContext(seed: number, counts: Counts, named: readonly OrgName[] = []): Ctx {
   const h = hashString(`bintel-generate:${seed}`);
   // Reference date: within the second half of 2025, fixed per seed.
   const refDay = epochDay(2025, 7, 1) + (h % 180);
@@ -66,6 +69,7 @@ export function createContext(seed: number, counts: Counts): Ctx {
     einOffset: h,
     days: new RecentDays(refDay, UPDATE_SPAN_DAYS),
     layout: emptyLayout(counts.brokers, counts.brokerOffices),
+    named,
   };
   buildLayout(ctx);
   return ctx;

@@ -15,6 +15,7 @@ import { createContext, type Counts, type Ctx } from './context.ts';
 import type { Row } from './format.ts';
 import { officeRow } from './offices.ts';
 import { personRow } from './personnel.ts';
+import type { OrgName } from './orgnames.ts';
 import { checkColumns, writeCsv } from './writer.ts';
 
 export interface GenerateOptions {
@@ -25,6 +26,8 @@ export interface GenerateOptions {
   brokerOffices: number;
   brokers: number;
   seed: number;
+  /** Names of the first companies (the README tour's examples, demo.ts TOUR_COMPANIES); the rest of each row is generated. */
+  named?: readonly OrgName[];
   /** Rows written so far for an entity: every 100,000 rows and once when the file is complete. */
   onProgress?: (entity: string, rows: number) => void;
 }
@@ -91,7 +94,7 @@ export async function generate(opts: GenerateOptions): Promise<GenerateResult> {
     personnel: counts.personnel,
   };
   await mkdir(opts.out, { recursive: true });
-  const ctx = createContext(opts.seed, counts);
+  const ctx = createContext(opts.seed, counts, opts.named);
 
   const files = {} as Record<EntityName, string>;
   const bytes = {} as Record<EntityName, number>;

@@ -171,7 +171,7 @@ function exportJobOperations(): Operation[] {
   const id = pathParameter('id', 'The export id (exp_…).', { type: 'string', pattern: EXPORT_ID_PATTERN });
   const job = EXPORT_JOB_VIEW_SCHEMA as unknown as Schema;
   const paging = pagedParameters('Exports', { properties: { status: { type: 'string', enum: [...JOB_STATUSES] } }, about: { status: 'Only jobs in this state.' } });
-  const readable = "A job is read only by keys that could read its rows: read:<resource>, a tier for the resource at least the job's (`tier`), and the job's side (test keys sandbox jobs, live keys live ones)";
+  const readable = "A job is read only by its user's keys and tokens (the key that started it, its root and child keys, tokens of the same user) that could read its rows: read:<resource>, a tier for the resource at least the job's (`tier`), and the job's side (test keys sandbox jobs, live keys live ones)";
   const body = EXPORT_BODY_SCHEMA as Schema;
   return [
     { method: 'post', path: '/v1/exports', tag: 'exports', summary: 'Start an async export (reserves credits for the exact count)', description: `Live keys holding read:<resource> (test keys 403 test_key_not_allowed). Idempotency-Key: a repeat with the same body returns the same job (200, meta.idempotency_reused), another body or another key is 409. 202 Accepted with Location; meta.credits_reserved is the reservation, meta.credits_charged 0 until the job settles. 429 when the organization already has BINTEL_EXPORT_MAX_ACTIVE (default ${CONFIG_DEFAULTS.exportMaxActive}) exports queued or running.`, access: { kind: 'live' }, body: { schema: body, example: { resource: 'companies', max_rows: 20000, states: 'TX,CA' } }, success: { data: job, accepted: true }, errors: [...BODY, 402, 409, 429] },
@@ -189,6 +189,9 @@ function writingResourceOperations(): Operation[] {
   const listing = pagedParameters('Records', { properties: { search: { type: 'string', minLength: 1, maxLength: 200 } }, about: { search: 'Case- and accent-insensitive text in the record.' } });
   const deleted: Schema = { type: 'object', properties: { id: { type: 'string' }, deleted: { const: true } } };
   const ops: Operation[] = [];
+  const caps = CONFIG_DEFAULTS.records;
+  const writingCaps = `Each kind: at most BINTEL_WRITING_MAX_PER_USER (default ${caps.writingMaxPerUser}) per user and BINTEL_WRITING_MAX_PER_ORG (default ${caps.writingMaxPerOrg.toLocaleString('en-US')}) per organization: 429 QUOTA_EXCEEDED beyond (details[0].expected: {limit, current, per}), nothing written.`;
+  const identityCaps = `At most BINTEL_IDENTITIES_MAX_PER_USER (default ${caps.identitiesMaxPerUser}) per user and BINTEL_IDENTITIES_MAX_PER_ORG (default ${caps.identitiesMaxPerOrg}) per organization (429 QUOTA_EXCEEDED), each at most BINTEL_IDENTITY_MAX_BYTES (default ${caps.identityMaxBytes.toLocaleString('en-US')}) bytes of JSON (413).`;
   for (const k of PLAIN_KINDS) {
     const record: Schema = { type: 'object', properties: { ...(meta.properties as Record<string, Schema>), ...(createSchema(k).properties as Record<string, Schema>) } };
     const base = `/v1/${k.path}`;
@@ -196,8 +199,8 @@ function writingResourceOperations(): Operation[] {
     const sample = Object.fromEntries(Object.keys(k.fields).filter((f) => k.required.includes(f)).map((f) => [f, f === 'name' ? `My ${k.label}` : `The ${f} of the ${k.label}`]));
     const create: Schema = k.bulk ? { oneOf: [createSchema(k), bulkSchema(k)] } : createSchema(k);
     ops.push(
-      { method: 'get', path: base, tag: 'writing', summary: `${k.label}s of the organization, newest first`, access: read, parameters: listing, success: { data: array(record), meta: ref('ListMeta') }, errors: [400] },
-      { method: 'post', path: base, tag: 'writing', summary: `Create a ${k.label}${k.bulk ? ` (or up to ${PLAYS_BULK_MAX} with \`${k.bulk}\`: an array, meta.bulk true, all or nothing)` : ''}`, access: write, body: { schema: create, example: sample }, success: { data: k.bulk ? { oneOf: [record, array(record)] } : record, created: true }, errors: BODY },
+      { method: 'get', path: base, tag: 'writing', summary: `The caller's ${k.label}s, newest first`, description: `${k.label}s are personal: another user's, even of the organization, never show (404 by id, invalid_reference in jobs).`, access: read, parameters: listing, success: { data: array(record), meta: ref('ListMeta') }, errors: [400] },
+      { method: 'post', path: base, tag: 'writing', summary: `Create a ${k.label}${k.bulk ? ` (or up to ${PLAYS_BULK_MAX} with \`${k.bulk}\`: an array, meta.bulk true, all or nothing)` : ''}`, description: writingCaps, access: write, body: { schema: create, example: sample }, success: { data: k.bulk ? { oneOf: [record, array(record)] } : record, created: true }, errors: BODY },
       { method: 'get', path: `${base}/{id}`, tag: 'writing', summary: `One ${k.label}`, access: read, parameters: [id], success: { data: record }, errors: [404] },
       { method: 'patch', path: `${base}/{id}`, tag: 'writing', summary: `Change a ${k.label} (the members sent)`, access: write, parameters: [id], body: { schema: patchSchema(k), example: { name: `Renamed ${k.label}` } }, success: { data: record }, errors: [...BODY, 404] },
       { method: 'delete', path: `${base}/{id}`, tag: 'writing', summary: `Delete a ${k.label} (soft: gone from lists and jobs)`, access: write, parameters: [id], success: { data: deleted }, errors: [404] },
@@ -210,12 +213,12 @@ function writingResourceOperations(): Operation[] {
   const temperature: Schema = { type: 'object', properties: { global_temperature: { type: 'number' }, personal_play_temperature_override: { oneOf: [{ type: 'number' }, { type: 'null' }] }, effective_temperature: { type: 'number' }, temperature_source: { type: 'string', enum: ['user', 'global'] } } };
   ops.push(
     { method: 'get', path: '/v1/identities/schema', tag: 'writing', summary: 'The JSON Schema of a marketing identity', access: read, success: { data: obj } },
-    { method: 'get', path: '/v1/identities', tag: 'writing', summary: 'Identities of the organization (id, companyName, versionName)', access: read, parameters: listing, success: { data: array(meta), meta: ref('ListMeta') }, errors: [400] },
-    { method: 'post', path: '/v1/identities', tag: 'writing', summary: 'Save a marketing identity', description: 'Answers with its ETag.', access: write, body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity, created: true }, errors: BODY },
+    { method: 'get', path: '/v1/identities', tag: 'writing', summary: 'Identities of the organization (id, companyName, versionName)', description: 'Every user of the organization reads and uses them; only the user who saved one changes or deletes it (403 otherwise).', access: read, parameters: listing, success: { data: array(meta), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'post', path: '/v1/identities', tag: 'writing', summary: 'Save a marketing identity', description: `Answers with its ETag. ${identityCaps}`, access: write, body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity, created: true }, errors: BODY },
     { method: 'get', path: '/v1/identities/{id}', tag: 'writing', summary: 'One identity, with its ETag', description: 'If-None-Match with the current ETag: 304.', access: read, parameters: [idn], success: { data: identity, notModified: true }, errors: [404] },
-    { method: 'put', path: '/v1/identities/{id}', tag: 'writing', summary: 'Replace an identity (If-Match required)', description: etag, access: write, parameters: [idn], body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
-    { method: 'patch', path: '/v1/identities/{id}', tag: 'writing', summary: 'Change an identity (JSON merge patch)', description: `${etag} Objects merge, arrays replace, null removes.`, access: write, parameters: [idn], body: { schema: obj, example: { versionName: 'Q1' } }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
-    { method: 'delete', path: '/v1/identities/{id}', tag: 'writing', summary: 'Delete an identity (soft)', description: 'If-Match is checked when sent.', access: write, parameters: [idn], success: { data: deleted }, errors: [404, 412] },
+    { method: 'put', path: '/v1/identities/{id}', tag: 'writing', summary: 'Replace an identity (If-Match required)', description: `${etag} Only the user who saved it (403 otherwise); at most BINTEL_IDENTITY_MAX_BYTES (413).`, access: write, parameters: [idn], body: { schema: IDENTITY_SCHEMA as unknown as Schema, example }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
+    { method: 'patch', path: '/v1/identities/{id}', tag: 'writing', summary: 'Change an identity (JSON merge patch)', description: `${etag} Objects merge, arrays replace, null removes. Only the user who saved it (403 otherwise); the result at most BINTEL_IDENTITY_MAX_BYTES (413).`, access: write, parameters: [idn], body: { schema: obj, example: { versionName: 'Q1' } }, success: { data: identity }, errors: [...BODY, 404, 412, 428] },
+    { method: 'delete', path: '/v1/identities/{id}', tag: 'writing', summary: 'Delete an identity (soft)', description: 'Only the user who saved it (403 otherwise). If-Match is checked when sent.', access: write, parameters: [idn], success: { data: deleted }, errors: [404, 412] },
     { method: 'get', path: '/v1/writing/temperature', tag: 'writing', summary: "The caller's personal-play temperature", access: read, success: { data: temperature } },
     { method: 'post', path: '/v1/writing/temperature', tag: 'writing', summary: 'Set (or, null, clear) the personal-play temperature', access: write, body: { schema: TEMPERATURE_BODY_SCHEMA, example: { temperature: 1.1 } }, success: { data: temperature }, errors: BODY },
     { method: 'patch', path: '/v1/writing/temperature', tag: 'writing', summary: 'Same as POST', access: write, body: { schema: TEMPERATURE_BODY_SCHEMA, example: { temperature: null } }, success: { data: temperature }, errors: BODY },
@@ -256,10 +259,11 @@ function tagOperations(): Operation[] {
   const tag = ref('TagRecord');
   const pair = { schema: PAIR_BODY_SCHEMA, example: { entity_type: 'companies', entity_id: 'cmp_0001', tag: 'q3-outreach' } };
   const about = { tag: 'A tag name.', tag_id: 'One of your tag ids.', entity_type: 'A resource.', resource: 'Alias of entity_type.' };
+  const tagCaps = `One user (on one side) holds at most BINTEL_TAGS_MAX_PER_USER (default ${CONFIG_DEFAULTS.records.tagsMaxPerUser.toLocaleString('en-US')}) tag records, an organization BINTEL_TAGS_MAX_PER_ORG (default ${CONFIG_DEFAULTS.records.tagsMaxPerOrg.toLocaleString('en-US')}): 429 QUOTA_EXCEEDED beyond (details[0].expected: {limit, current, per}), nothing written.`;
   return [
-    { method: 'post', path: '/v1/tags', tag: 'tags', summary: 'Tag an entity (201 created, 200 already tagged)', access: write, body: pair, success: { data: tag, created: true }, errors: BODY },
+    { method: 'post', path: '/v1/tags', tag: 'tags', summary: 'Tag an entity (201 created, 200 already tagged)', description: tagCaps, access: write, body: pair, success: { data: tag, created: true }, errors: BODY },
     { method: 'delete', path: '/v1/tags', tag: 'tags', summary: 'Remove a tag from an entity', access: write, body: pair, success: { data: tag }, errors: [...BODY, 404] },
-    { method: 'post', path: '/v1/tags/bulk', tag: 'tags', summary: 'One tag on up to 100 entities', access: write, body: { schema: BULK_BODY_SCHEMA, example: { entity_type: 'companies', entity_ids: ['cmp_0001', 'cmp_0002'], tag: 'q3-outreach' } }, success: { data: { type: 'object', properties: { created: { type: 'integer' }, matched: { type: 'integer' }, tags: array(tag) } }, created: true }, errors: BODY },
+    { method: 'post', path: '/v1/tags/bulk', tag: 'tags', summary: 'One tag on up to 100 entities', description: `All or nothing. ${tagCaps}`, access: write, body: { schema: BULK_BODY_SCHEMA, example: { entity_type: 'companies', entity_ids: ['cmp_0001', 'cmp_0002'], tag: 'q3-outreach' } }, success: { data: { type: 'object', properties: { created: { type: 'integer' }, matched: { type: 'integer' }, tags: array(tag) } }, created: true }, errors: BODY },
     { method: 'get', path: '/v1/tags', tag: 'tags', summary: "The caller's tags, newest first", access: read, parameters: schemaParameters(TAG_LIST_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400] },
     { method: 'get', path: '/v1/tags/entities', tag: 'tags', summary: 'Tag records of the entities sharing a tag', access: read, parameters: schemaParameters(TAG_ENTITIES_QUERY_SCHEMA, about), success: { data: array(tag), meta: ref('ListMeta') }, errors: [400, 404] },
     { method: 'delete', path: '/v1/tags/{tag_id}', tag: 'tags', summary: 'Remove a tag record by id', access: write, parameters: [pathParameter('tag_id', 'The tag id.')], success: { data: tag }, errors: [404] },
@@ -305,9 +309,11 @@ function lookalikeOperations(): Operation[] {
   ];
 }
 
-/** Bug reports and review flags (server/routes/feedback.ts): live keys, 0 credits. */
+/** Bug reports and review flags (server/routes/feedback.ts): live keys with feedback:read / feedback:write, 0 credits. */
 function feedbackOperations(): Operation[] {
-  const live: Access = { kind: 'live' };
+  const reads = scope('feedback:read');
+  const writes = scope('feedback:write');
+  const capped = `An organization holds at most BINTEL_FEEDBACK_MAX_OPEN (default 1,000) open records of each kind, one user BINTEL_FEEDBACK_MAX_OPEN_PER_USER (default ${CONFIG_DEFAULTS.records.feedbackMaxOpenPerUser}): 429 QUOTA_EXCEEDED beyond, until an operator resolves some.`;
   const common: Record<string, Schema> = {
     status: { type: 'string', enum: [...FEEDBACK_STATUSES] },
     filed_by: { type: 'object', properties: { key_id: { type: 'string' }, user: { type: 'string' } } },
@@ -337,16 +343,16 @@ function feedbackOperations(): Operation[] {
   const listing = pagedParameters('Records', { properties: { status: { type: 'string', enum: [...FEEDBACK_STATUSES] } }, about: { status: 'Only records in this state.' } });
   const idem = 'Idempotency-Key: a repeat with the same body answers the first record (200, meta.idempotency_reused); with another body 409.';
   const ops: Operation[] = [
-    { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
-    { method: 'get', path: '/v1/reports', tag: 'feedback', summary: 'The reports the caller filed, newest first', access: live, parameters: listing, success: { data: array(report), meta: ref('ListMeta') }, errors: [400] },
-    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: live, parameters: [pathParameter('id', 'The report id (rpt_…).', { type: 'string', pattern: feedbackIdPattern('report') })], success: { data: report }, errors: [404] },
+    { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live keys holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: writes, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
+    { method: 'get', path: '/v1/reports', tag: 'feedback', summary: 'The reports the caller filed, newest first', access: reads, parameters: listing, success: { data: array(report), meta: ref('ListMeta') }, errors: [400] },
+    { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: reads, parameters: [pathParameter('id', 'The report id (rpt_…).', { type: 'string', pattern: feedbackIdPattern('report') })], success: { data: report }, errors: [404] },
   ];
   for (const path of FLAG_PATHS) {
     const alias = path === '/v1/data-flags' ? ' (alias of /v1/review-flags)' : '';
     ops.push(
-      { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live keys (test keys 403). ${idem}`, access: live, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
-      { method: 'get', path, tag: 'feedback', summary: `The flags the caller filed, newest first${alias}`, access: live, parameters: listing, success: { data: array(flag), meta: ref('ListMeta') }, errors: [400] },
-      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: live, parameters: [pathParameter('id', 'The flag id (flg_…).', { type: 'string', pattern: feedbackIdPattern('flag') })], success: { data: flag }, errors: [404] },
+      { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live keys holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: writes, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
+      { method: 'get', path, tag: 'feedback', summary: `The flags the caller filed, newest first${alias}`, access: reads, parameters: listing, success: { data: array(flag), meta: ref('ListMeta') }, errors: [400] },
+      { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: reads, parameters: [pathParameter('id', 'The flag id (flg_…).', { type: 'string', pattern: feedbackIdPattern('flag') })], success: { data: flag }, errors: [404] },
     );
   }
   return ops;

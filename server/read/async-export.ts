@@ -29,6 +29,8 @@ export const EXPORT_ID_PATTERN = jobIdPattern(EXPORT_ID_PREFIX);
 /** What Redis holds of one job (and GET /v1/exports/{id} shows, without `file` and `charge`). */
 export interface ExportJob extends JobRecord {
   org: string;
+  /** The user of the key that started it: only that user's keys and tokens read it (not shown). */
+  user?: string;
   resource: string;
   /** The tier a key needs to read the rows (tierNeeded of the request that started it). */
   tier: Tier;
@@ -117,13 +119,16 @@ export const recordTtlS = (config: Config): number => config.exportTtlH * 3600 +
 const TIER_RANK: Record<Tier, number> = { basic: 0, advanced: 1 };
 
 /**
- * Whether `key` could read the rows of `job`: it is of the job's organization, holds
- * `read:<resource>`, is at least the job's tier for the resource, and is on the job's side
- * (test keys sandbox jobs, live keys live ones). Status, list and download all ask this; a job
- * it refuses is answered as one that does not exist.
+ * Whether `key` may read `job`: the job is its user's (the key that started it, that key's root
+ * and child keys, and the user's tokens: they all carry the user; a record saved before jobs
+ * carried their user is read by the key that started it alone), and `key` could read its rows:
+ * it holds `read:<resource>`, is at least the job's tier for the resource, and is on the job's
+ * side (test keys sandbox jobs, live keys live ones). Status, list and download all ask this; a
+ * job it refuses is answered as one that does not exist.
  */
 export function canReadJob(key: KeyRecord, job: ExportJob): boolean {
   const def = findEntity(job.resource);
   if (!def || key.org !== job.org || !key.scopes.includes(`read:${def.name}`)) return false;
+  if (job.user !== undefined ? job.user !== key.user : job.reservation?.key_id !== key.id) return false;
   return TIER_RANK[keyTier(key, def)] >= TIER_RANK[job.tier] && (key.key_type === 'test') === job.sandbox;
 }

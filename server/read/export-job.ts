@@ -112,6 +112,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
     const record: Omit<ExportJob, 'version' | 'reservation'> = {
       id,
       org: auth.key.org,
+      user: auth.key.user,
       resource: def.name,
       tier: tierNeeded(auth.key, req, grant),
       sandbox: auth.sandbox,

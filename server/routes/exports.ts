@@ -4,8 +4,9 @@
  * POST is the job layer's accept (server/jobs/accept.ts) with the export kind
  * (server/read/export-job.ts); live keys only (test keys read the sandbox through the resource
  * read endpoints). GET /v1/exports filters by `status` as GET /v1/writing-jobs does.
- * A job is listed, shown and downloaded only for keys that could read its rows (`canReadJob`:
- * read:<resource>, the job's tier, the same side); to any other key it does not exist (404).
+ * A job is listed, shown and downloaded only for its user's keys and tokens that could read its
+ * rows (`canReadJob`: the same user, read:<resource>, the job's tier, the same side); to any other
+ * key it does not exist (404).
  */
 import Router from '@koa/router';
 import { createReadStream } from 'node:fs';

@@ -5,12 +5,15 @@
  *   POST /v1/review-flags, GET /v1/review-flags, GET /v1/review-flags/{id}, and the same under
  *   /v1/data-flags (an alias: one store, one id space)
  *
- * 0 credits; live keys only (test keys cannot file reports, and flags are writes); rate limited
- * like every authenticated call. A record is read back by its author (the key's user in its
- * organization); operators list and resolve every record with `bintel reports|flags`. A repeat
- * with the same Idempotency-Key and body answers the first record (200, idempotency_reused);
- * the same key with another body is 409. An organization holds at most BINTEL_FEEDBACK_MAX_OPEN
- * open reports and as many open flags; past it a new one is 429 until an operator resolves some.
+ * 0 credits; live keys only (test keys cannot file reports, and flags are writes), with
+ * a root key, or feedback:write to file and feedback:read to read (scopes a child key never holds:
+ * a data-only key neither reads its user's reports nor files in their name); rate limited like every
+ * authenticated call. A record is read back by its author (the key's user in its organization);
+ * operators list and resolve every record with `bintel reports|flags`. A repeat with the same
+ * Idempotency-Key and body answers the first record (200, idempotency_reused); the same key with
+ * another body is 409. An organization holds at most BINTEL_FEEDBACK_MAX_OPEN open reports and as
+ * many open flags, one user at most BINTEL_FEEDBACK_MAX_OPEN_PER_USER of each; past either a new
+ * one is 429 until an operator resolves some.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -19,7 +22,7 @@ import { ok } from '../middleware/envelope.ts';
 import { authOf, requireLiveKey, requireScope } from '../middleware/auth.ts';
 import { ENTITIES, findEntity } from '../../mappings/index.ts';
 import { RECORD_ID_RE } from '../../mappings/types.ts';
-import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
+import { ApiError, invalid, notFound, quotaExceeded, type ErrorDetail } from '../errors.ts';
 import { indexFor } from '../read/fetch.ts';
 import { choiceParam, listMeta, pageParams, readQuery, throwProblems } from '../read/request.ts';
 import { FEEDBACK_STATUSES, feedbackIdRe, type FeedbackKind, type FeedbackRecord } from '../services/feedback.ts';
@@ -113,17 +116,29 @@ async function parseFlag(services: Services, ctx: Context, raw: unknown): Promis
 /** What the caller sees of a record: all of it but the organization (it is theirs). */
 const view = ({ org: _org, ...rest }: FeedbackRecord) => rest;
 
+/**
+ * The caller of a feedback route: a root API key files and reads its user's records whatever its
+ * scopes (keys issued before feedback:* existed keep working); a child key or a token needs the
+ * scope, which child keys are never given.
+ */
+function feedbackKey(ctx: Context, scope: 'feedback:read' | 'feedback:write') {
+  const { key } = authOf(ctx);
+  return key.parent_id === null ? key : requireScope(ctx, scope);
+}
+
 function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, paths: readonly string[], parse: (ctx: Context, body: unknown) => Promise<Record<string, unknown>> | Record<string, unknown>): void {
   const what = kind === 'report' ? 'bug reports' : 'review flags';
   const idRe = feedbackIdRe(kind);
   for (const path of paths) {
     r.post(path, async (ctx: Context) => {
-      const key = requireLiveKey(ctx, what);
+      requireLiveKey(ctx, what);
+      const key = feedbackKey(ctx, 'feedback:write');
       const idemKey = idempotencyKeyOf(ctx);
       const fields = await parse(ctx, bodyOf(ctx));
       const filed = await services.feedback.file(kind, { org: key.org, user: key.user, keyId: key.id }, fields, idemKey);
       if ('capped' in filed) {
         const name = kind === 'report' ? 'reports' : 'review flags';
+        if (filed.per === 'user') throw quotaExceeded(kind === 'report' ? 'reports' : 'review-flags', `open ${name}`, filed.capped, filed.open, 'user', 'more can be filed once an operator resolves some');
         throw new ApiError('QUOTA_EXCEEDED', `The organization has ${filed.capped} open ${name}; more can be filed once an operator resolves some`, [
           { field: kind === 'report' ? 'reports' : 'review-flags', issue: 'quota_exceeded', expected: `at most ${filed.capped} open ${name} per organization` },
         ]);
@@ -133,7 +148,8 @@ function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, pat
       if (!filed.reused) ctx.set('Location', `${path}/${filed.record.id}`);
     });
     r.get(path, async (ctx: Context) => {
-      const key = requireLiveKey(ctx, what);
+      requireLiveKey(ctx, what);
+      const key = feedbackKey(ctx, 'feedback:read');
       const q = readQuery(ctx, ['page', 'page_size', 'status']);
       const problems: ErrorDetail[] = [];
       const { page, pageSize } = pageParams(q, problems);
@@ -143,7 +159,8 @@ function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, pat
       ok(ctx, records.map(view), listMeta(page, pageSize, records.length, total));
     });
     r.get(`${path}/:id`, async (ctx: Context) => {
-      const key = requireLiveKey(ctx, what);
+      requireLiveKey(ctx, what);
+      const key = feedbackKey(ctx, 'feedback:read');
       readQuery(ctx, []);
       const id = ctx.params.id;
       const rec = idRe.test(id) ? await services.feedback.get(kind, key.org, id) : null;

@@ -124,7 +124,7 @@ export function tagRoutes(services: Services): Router {
 
   const ownerOf = (ctx: Context): TagOwner => {
     const key = requireScope(ctx, 'tags:write');
-    return { scope: scopeOf(key), userId: key.user, dataNamespace: authOf(ctx).dataNamespace };
+    return { scope: scopeOf(key), org: key.org, userId: key.user, dataNamespace: authOf(ctx).dataNamespace };
   };
   const readerOf = (ctx: Context): string => scopeOf(requireScope(ctx, 'tags:read'));
 

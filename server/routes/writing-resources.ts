@@ -1,21 +1,25 @@
 /**
  * Saved writing resources (live keys; writing:read for reads, writing:write for writes; 0
  * credits): marketing identities with ETags, plays (with bulk create), CTAs and subjects, the
- * user's temperature, and writing options. Identities, plays, CTAs and subjects belong to the
- * organization; the temperature to the user. Another organization's id reads as 404 here and as
- * `invalid_reference` in a writing job, never differently from an unknown id.
+ * user's temperature, and writing options. Plays, CTAs and subjects are personal: their user's
+ * alone (the spec's "personal plays"); identities are the organization's to read and use, and
+ * their user's to change or delete (another user: 403). Another organization's id, and another
+ * user's personal record, read as 404 here and as `invalid_reference` in a writing job, never
+ * differently from an unknown id. Records are capped per user and per organization, each kind
+ * apart (429 QUOTA_EXCEEDED), and an identity in bytes (413).
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
 import { requireScope } from '../middleware/auth.ts';
-import { ApiError, invalid, notFound } from '../errors.ts';
+import { ApiError, forbidden, invalid, notFound, quotaExceeded } from '../errors.ts';
 import { bodyOf, validator } from '../validate.ts';
 import { listMeta, pageParams, readQuery, one, throwProblems } from '../read/request.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { IDENTITY_OPTION_FIELDS, IDENTITY_SCHEMA, identityChoices, mergePatch, replacesArray, type OptionWarning } from '../writing/identity.ts';
-import { publicRecord, type RecordKind, type StoredRecord } from '../writing/store.ts';
+import { publicRecord, type RecordCap, type RecordKind, type StoredRecord } from '../writing/store.ts';
+import type { KeyRecord } from '../services/keys.ts';
 import { getTemperature, setTemperature, TEMPERATURE_BODY_SCHEMA } from '../writing/temperature.ts';
 import type { Obj } from '../writing/types.ts';
 
@@ -79,10 +83,19 @@ const listQuery = (ctx: Context) => {
 export function writingResourceRoutes(services: Services): Router {
   const r = new Router();
   const store = services.writing;
+  const caps = services.config.records;
+  const capOf = (kind: RecordKind): RecordCap => (kind === 'identity' ? { perUser: caps.identitiesMaxPerUser, perOrg: caps.identitiesMaxPerOrg } : { perUser: caps.writingMaxPerUser, perOrg: caps.writingMaxPerOrg });
+  /** Creates `key`'s records, or 429 naming `field` when a cap refuses them (nothing written). */
+  const create = async (key: KeyRecord, kind: RecordKind, items: Obj[], field: string, what: string): Promise<StoredRecord[]> => {
+    const made = await store.create(key.org, kind, items, key.user, capOf(kind));
+    if ('capped' in made) throw quotaExceeded(field, what, made.limit, made.current, made.capped);
+    return made.records;
+  };
 
   for (const k of PLAIN_KINDS) {
-    const create = validator<Obj>(createSchema(k));
+    const createBody = validator<Obj>(createSchema(k));
     const patch = validator<Obj>(patchSchema(k));
+    const what = `saved ${k.label === 'CTA' ? 'CTAs' : `${k.label.toLowerCase()}s`}`;
     const bulk = k.bulk ? validator<Obj>(bulkSchema(k)) : null;
     const defaults = (o: Obj): Obj => (k.kind === 'play' ? { source: 'manual', ...o } : o);
     const base = `/v1/${k.path}`;
@@ -90,7 +103,7 @@ export function writingResourceRoutes(services: Services): Router {
     r.get(base, async (ctx: Context) => {
       const key = requireScope(ctx, 'writing:read');
       const { page, pageSize, search } = listQuery(ctx);
-      const { items, total } = await store.list(key.org, k.kind, { from: page * pageSize, size: pageSize, search, searchable: Object.keys(k.fields) });
+      const { items, total } = await store.list(key.org, k.kind, key.user, { from: page * pageSize, size: pageSize, search, searchable: Object.keys(k.fields) });
       ok(ctx, items.map(publicRecord), listMeta(page, pageSize, items.length, total));
     });
 
@@ -100,11 +113,11 @@ export function writingResourceRoutes(services: Services): Router {
       const body = bodyOf(ctx);
       if (bulk && body && typeof body === 'object' && !Array.isArray(body) && k.bulk! in body) {
         const rows = (bulk(body)[k.bulk!] as Obj[]).map(defaults);
-        const made = await store.create(key.org, k.kind, rows, key.user);
+        const made = await create(key, k.kind, rows, k.bulk!, what);
         ok(ctx, made.map(publicRecord), { bulk: true, created: made.length }, 201);
         return;
       }
-      const [made] = await store.create(key.org, k.kind, [defaults(create(body))], key.user);
+      const [made] = await create(key, k.kind, [defaults(createBody(body))], k.path, what);
       ctx.set('Location', `${base}/${made.id}`);
       ok(ctx, publicRecord(made), {}, 201);
     });
@@ -112,7 +125,7 @@ export function writingResourceRoutes(services: Services): Router {
     const id = (ctx: Context) => ctx.params.id as string;
     r.get(`${base}/:id`, async (ctx: Context) => {
       const key = requireScope(ctx, 'writing:read');
-      const rec = await store.get(key.org, k.kind, id(ctx));
+      const rec = await store.get(key.org, k.kind, id(ctx), key.user);
       if (!rec) throw notFound(k.label);
       ok(ctx, publicRecord(rec));
     });
@@ -121,7 +134,7 @@ export function writingResourceRoutes(services: Services): Router {
       const key = requireScope(ctx, 'writing:write');
       noIfMatch(ctx, `${k.label} records carry no ETag`);
       const changes = patch(bodyOf(ctx));
-      const rec = await store.update(key.org, k.kind, id(ctx), (cur) => ({ ...cur, ...changes }), null);
+      const rec = await store.update(key.org, k.kind, id(ctx), key.user, (cur) => ({ ...cur, ...changes }), null);
       if (!rec) throw notFound(k.label);
       ok(ctx, publicRecord(rec));
     });
@@ -129,7 +142,7 @@ export function writingResourceRoutes(services: Services): Router {
     r.delete(`${base}/:id`, async (ctx: Context) => {
       const key = requireScope(ctx, 'writing:write');
       noIfMatch(ctx, `${k.label} records carry no ETag`);
-      const rec = await store.update(key.org, k.kind, id(ctx), (cur) => cur, null, { delete: true });
+      const rec = await store.update(key.org, k.kind, id(ctx), key.user, (cur) => cur, null, { delete: true });
       if (!rec) throw notFound(k.label);
       ok(ctx, { id: rec.id, deleted: true });
     });
@@ -144,6 +157,19 @@ export function writingResourceRoutes(services: Services): Router {
     ok(ctx, publicRecord(rec), {}, status);
   };
   const ifMatchOf = (ctx: Context): string | null => ctx.get('If-Match') || null;
+  /** An identity within BINTEL_IDENTITY_MAX_BYTES (413 otherwise, nothing written). */
+  const sized = (identity: Obj): Obj => {
+    const max = caps.identityMaxBytes;
+    if (Buffer.byteLength(JSON.stringify(identity)) > max) {
+      throw new ApiError('PAYLOAD_TOO_LARGE', `An identity is at most ${max} bytes of JSON`, [{ field: 'body', issue: 'too_large', expected: `at most ${max} bytes of JSON` }]);
+    }
+    return identity;
+  };
+  /** Only the user who saved an identity changes or deletes it; the rest of the organization reads it. */
+  const owned = (key: KeyRecord, cur: StoredRecord): StoredRecord => {
+    if (cur.created_by !== key.user) throw forbidden('Only the user who saved this identity may change or delete it', 'id', 'forbidden');
+    return cur;
+  };
 
   r.get('/v1/identities/schema', async (ctx: Context) => {
     requireScope(ctx, 'writing:read');
@@ -153,21 +179,21 @@ export function writingResourceRoutes(services: Services): Router {
   r.get('/v1/identities', async (ctx: Context) => {
     const key = requireScope(ctx, 'writing:read');
     const { page, pageSize, search } = listQuery(ctx);
-    const { items, total } = await store.list(key.org, 'identity', { from: page * pageSize, size: pageSize, search, searchable: ['companyName', 'versionName'] });
+    const { items, total } = await store.list(key.org, 'identity', key.user, { from: page * pageSize, size: pageSize, search, searchable: ['companyName', 'versionName'] });
     ok(ctx, items.map((i) => ({ id: i.id, companyName: i.companyName, versionName: i.versionName ?? null, created_at: i.created_at, updated_at: i.updated_at })), listMeta(page, pageSize, items.length, total));
   });
 
   r.post('/v1/identities', async (ctx: Context) => {
     const key = requireScope(ctx, 'writing:write');
     noIfMatch(ctx, 'a new identity has no ETag yet');
-    const [made] = await store.create(key.org, 'identity', [identityBody(bodyOf(ctx))], key.user);
+    const [made] = await create(key, 'identity', [sized(identityBody(bodyOf(ctx)))], 'identities', 'identities');
     ctx.set('Location', `/v1/identities/${made.id}`);
     send(ctx, made, 201);
   });
 
   r.get('/v1/identities/:id', async (ctx: Context) => {
     const key = requireScope(ctx, 'writing:read');
-    const rec = await store.get(key.org, 'identity', ctx.params.id as string);
+    const rec = await store.get(key.org, 'identity', ctx.params.id as string, key.user);
     if (!rec) throw notFound('Identity');
     if (ctx.get('If-None-Match') === rec.etag) {
       ctx.set('ETag', rec.etag);
@@ -184,9 +210,9 @@ export function writingResourceRoutes(services: Services): Router {
     if (replaces && !ifMatch) {
       throw new ApiError('PRECONDITION_REQUIRED', 'This write replaces an array of the identity: send If-Match with the ETag you read', [{ field: 'if-match', issue: 'precondition_required', expected: 'the ETag of GET /v1/identities/{id}' }]);
     }
-    const rec = await store.update(key.org, 'identity', ctx.params.id as string, (cur) => {
-      const { id: _i, created_at: _c, updated_at: _u, etag: _e, created_by: by, ...fields } = cur;
-      return { ...identityBody(next(fields)), created_by: by };
+    const rec = await store.update(key.org, 'identity', ctx.params.id as string, key.user, (cur) => {
+      const { id: _i, created_at: _c, updated_at: _u, etag: _e, created_by: by, ...fields } = owned(key, cur);
+      return { ...sized(identityBody(next(fields))), created_by: by };
     }, ifMatch);
     if (!rec) throw notFound('Identity');
     send(ctx, rec);
@@ -204,7 +230,7 @@ export function writingResourceRoutes(services: Services): Router {
 
   r.delete('/v1/identities/:id', async (ctx: Context) => {
     const key = requireScope(ctx, 'writing:write');
-    const rec = await store.update(key.org, 'identity', ctx.params.id as string, (cur) => cur, ifMatchOf(ctx), { delete: true });
+    const rec = await store.update(key.org, 'identity', ctx.params.id as string, key.user, (cur) => owned(key, cur), ifMatchOf(ctx), { delete: true });
     if (!rec) throw notFound('Identity');
     ok(ctx, { id: rec.id, deleted: true });
   });
@@ -229,9 +255,9 @@ export function writingResourceRoutes(services: Services): Router {
     const q = readQuery(ctx, ['identity_id']);
     const identityId = one(q, 'identity_id');
     if (identityId !== undefined && !identityId) throw invalid({ field: 'identity_id', issue: 'empty' });
-    const identity = identityId ? await store.get(key.org, 'identity', identityId) : null;
+    const identity = identityId ? await store.get(key.org, 'identity', identityId, key.user) : null;
     if (identityId && !identity) throw invalid({ field: 'identity_id', issue: 'invalid_reference', expected: 'an identity of your organization' });
-    const all = async (kind: Exclude<RecordKind, 'identity'>) => (await store.list(key.org, kind, { from: 0, size: 1000, searchable: [] })).items.map(publicRecord);
+    const all = async (kind: Exclude<RecordKind, 'identity'>) => (await store.list(key.org, kind, key.user, { from: 0, size: 1000, searchable: [] })).items.map(publicRecord);
     const [plays, ctas, subjects] = await Promise.all([all('play'), all('cta'), all('subject')]);
     const warnings: OptionWarning[] = [];
     let derived: Record<string, unknown[]> = Object.fromEntries(IDENTITY_OPTION_FIELDS.map((f) => [f, []]));

@@ -8,9 +8,11 @@
  * organization holds each id) lives in its own `{feedback}` slot and is written right after;
  * an idempotent repeat writes it again, so a failure between the two heals on the retry.
  *
- * An organization holds at most `maxOpen` open records of each kind (BINTEL_FEEDBACK_MAX_OPEN):
- * the ids of its open records are a set in its slot, counted and added to by the same script that
- * files a record (so concurrent filings never pass the cap), and left by the resolve.
+ * An organization holds at most `maxOpen` open records of each kind (BINTEL_FEEDBACK_MAX_OPEN), and
+ * one user at most `maxOpenPerUser` (BINTEL_FEEDBACK_MAX_OPEN_PER_USER): the ids of the open
+ * records are a set of the organization and one per user, in its slot, counted and added to by the
+ * same script that files a record (so concurrent filings never pass either cap), and left by the
+ * resolve.
  */
 import { randomBytes } from 'node:crypto';
 import { CLAIMED, KEPT, claimLua, fingerprintOf } from '../jobs/claim.ts';
@@ -48,31 +50,37 @@ export interface FeedbackRecord {
 }
 
 /**
- * Files a record once per Idempotency-Key (the claim of server/jobs/claim.ts), within the cap:
- * KEYS = claim, record, author index, open set; ARGV = id, fingerprint, claim TTL ('' = no key),
- * JSON, score, cap. Returns {5, id, fingerprint} of the record the key already names (a repeat
- * answers even at the cap), {1} when this call filed it, or {6} when the organization's open
- * records are at the cap.
+ * Files a record once per Idempotency-Key (the claim of server/jobs/claim.ts), within the caps:
+ * KEYS = claim, record, author index, open set, the author's open set; ARGV = id, fingerprint,
+ * claim TTL ('' = no key), JSON, score, cap, the author's cap. Returns {5, id, fingerprint} of
+ * the record the key already names (a repeat answers even at the cap), {1} when this call filed
+ * it, {6, open} when the organization's open records are at its cap, or {7, open} when the
+ * author's are at theirs.
  */
 const FILE_SCRIPT = `${claimLua(1, 1)}
-if redis.call('SCARD', KEYS[4]) >= tonumber(ARGV[6]) then return {6} end
+local org = redis.call('SCARD', KEYS[4])
+if org >= tonumber(ARGV[6]) then return {6, org} end
+local mine = redis.call('SCARD', KEYS[5])
+if mine >= tonumber(ARGV[7]) then return {7, mine} end
 redis.call('SET', KEYS[2], ARGV[4])
 redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[1])
+redis.call('SADD', KEYS[5], ARGV[1])
 claim()
 return {1}
 `;
 
-/** Resolves a record by compare-and-set: KEYS = record, open set; ARGV = the JSON read, the JSON to write, id. 1 when written. */
+/** Resolves a record by compare-and-set: KEYS = record, open set, the author's open set; ARGV = the JSON read, the JSON to write, id. 1 when written. */
 const RESOLVE_SCRIPT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SREM', KEYS[2], ARGV[3])
+redis.call('SREM', KEYS[3], ARGV[3])
 return 1
 `;
 
 /** What `file` did: the record, and whether an earlier call with the same key had filed it; or why nothing was filed. */
-export type Filed = { record: FeedbackRecord; reused: boolean } | { conflict: true } | { capped: number };
+export type Filed = { record: FeedbackRecord; reused: boolean } | { conflict: true } | { capped: number; open: number; per: 'user' | 'organization' };
 
 export class FeedbackStore {
   constructor(
@@ -80,6 +88,8 @@ export class FeedbackStore {
     private readonly rk: RedisKeys,
     /** Open records of one kind an organization may hold (BINTEL_FEEDBACK_MAX_OPEN). */
     private readonly maxOpen: number,
+    /** Open records of one kind one user may hold (BINTEL_FEEDBACK_MAX_OPEN_PER_USER). */
+    private readonly maxOpenPerUser: number = maxOpen,
   ) {}
 
   /** Files a record (`fields` are the kind's own) for the calling key, once per Idempotency-Key. */
@@ -97,12 +107,13 @@ export class FeedbackStore {
       resolution_note: null,
     };
     const fingerprint = fingerprintOf(kind, who.keyId, fields);
-    const keys = [this.rk.idemClaim(who.org, who.user, kind, idemKey ?? '-'), this.rk.feedback(who.org, kind, record.id), this.rk.feedbackByUser(who.org, kind, who.user), this.rk.feedbackOpen(who.org, kind)];
-    const [code, earlierId, earlierFingerprint] = (await this.redis.eval(FILE_SCRIPT, 4, ...keys, record.id, fingerprint, idemKey ? KEPT : '', JSON.stringify(record), now.getTime(), this.maxOpen)) as [number, string?, string?];
-    if (code === 6) return { capped: this.maxOpen };
+    const keys = [this.rk.idemClaim(who.org, who.user, kind, idemKey ?? '-'), this.rk.feedback(who.org, kind, record.id), this.rk.feedbackByUser(who.org, kind, who.user), this.rk.feedbackOpen(who.org, kind), this.rk.feedbackOpenBy(who.org, kind, who.user)];
+    const [code, earlierId, earlierFingerprint] = (await this.redis.eval(FILE_SCRIPT, 5, ...keys, record.id, fingerprint, idemKey ? KEPT : '', JSON.stringify(record), now.getTime(), this.maxOpen, this.maxOpenPerUser)) as [number, (string | number)?, string?];
+    if (code === 6) return { capped: this.maxOpen, open: Number(earlierId), per: 'organization' };
+    if (code === 7) return { capped: this.maxOpenPerUser, open: Number(earlierId), per: 'user' };
     const created = code !== CLAIMED;
     if (!created && earlierFingerprint !== fingerprint) return { conflict: true };
-    const saved = created ? record : await this.get(kind, who.org, earlierId!);
+    const saved = created ? record : await this.get(kind, who.org, String(earlierId));
     if (!saved) return { conflict: true };
     // The operator's index: written after the record, again on every repeat (see the module comment).
     await this.redis.multi().zadd(this.rk.feedbackAll(kind), Date.parse(saved.created_at), saved.id).hset(this.rk.feedbackOrgs(kind), saved.id, saved.org).exec();
@@ -165,7 +176,7 @@ export class FeedbackStore {
       const rec = JSON.parse(raw) as FeedbackRecord;
       if (rec.status === 'resolved') return 'resolved';
       const next: FeedbackRecord = { ...rec, status: 'resolved', resolved_at: new Date().toISOString(), resolved_by: by, resolution_note: note };
-      if ((await this.redis.eval(RESOLVE_SCRIPT, 2, key, this.rk.feedbackOpen(org, kind), raw, JSON.stringify(next), id)) === 1) return next;
+      if ((await this.redis.eval(RESOLVE_SCRIPT, 3, key, this.rk.feedbackOpen(org, kind), this.rk.feedbackOpenBy(org, kind, rec.filed_by.user), raw, JSON.stringify(next), id)) === 1) return next;
     }
   }
 }

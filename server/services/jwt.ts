@@ -33,7 +33,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, SignJWT, type
 import type { Config } from '../../core/config.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { ApiError, unauthorized, type IssueCode } from '../errors.ts';
-import { isKnownScope } from '../scopes.ts';
+import { isKnownScope, withoutRetired } from '../scopes.ts';
 import { deepFreeze, ID_RE, type KeyRecord } from './keys.ts';
 
 /** A string that looks like a JWS compact token (three base64url parts, the last possibly empty: alg none). */
@@ -78,7 +78,7 @@ export function keyOfClaims(p: JWTPayload): KeyRecord {
   const org = need('org');
   for (const [name, v] of [['sub', sub], ['org', org]]) if (!ID_RE.test(v)) throw fail('invalid_token', `The token's ${name} claim is not an id (letters, digits and _ . @ -, at most 64, starting with a letter or digit)`);
   const jti = need('jti');
-  const scopes = typeof p.scope === 'string' ? p.scope.split(' ').filter(Boolean) : [];
+  const scopes = withoutRetired(typeof p.scope === 'string' ? p.scope.split(' ').filter(Boolean) : []);
   const unknown = scopes.filter((s) => !isKnownScope(s));
   if (unknown.length) throw fail('invalid_token', `The token's scope claim names unknown scopes: ${unknown.join(', ')}`);
   const tier = p.tier === undefined ? 'basic' : p.tier;

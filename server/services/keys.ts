@@ -17,7 +17,7 @@ import type { KeyBudget } from './credits.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { Tier } from '../../mappings/types.ts';
-import { ALL_SCOPES, DATA_READ_SCOPES, isDataReadScope, isKnownScope } from '../scopes.ts';
+import { ALL_SCOPES, DATA_READ_SCOPES, isDataReadScope, isKnownScope, withoutRetired } from '../scopes.ts';
 import { ApiError, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 
 /** Key ids: `key_` and 20 hex digits (the document's key_id pattern). */
@@ -265,7 +265,7 @@ export class KeyService {
     for (const [field, v] of [['org', input.org], ['user', input.user]] as const) {
       if (!ID_RE.test(v)) throw invalid({ field, issue: 'invalid_format', expected: 'letters, digits and _ . @ - (at most 64)' });
     }
-    const scopes = input.scopes ?? [...ALL_SCOPES];
+    const scopes = withoutRetired(input.scopes ?? [...ALL_SCOPES]);
     const unknown = scopes.filter((s) => !isKnownScope(s));
     if (unknown.length) throw invalid({ field: 'scopes', issue: 'unknown_scope', expected: ALL_SCOPES });
     const tier = input.field_tier ?? 'advanced';

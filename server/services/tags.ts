@@ -21,7 +21,7 @@ import type { Es } from '../../core/adapters/es.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
-import { ApiError, invalid, notFound, type ErrorDetail } from '../errors.ts';
+import { ApiError, invalid, notFound, quotaExceeded, type ErrorDetail } from '../errors.ts';
 import type { EntityName } from '../../mappings/types.ts';
 import { aliasName } from '../../core/names.ts';
 
@@ -38,6 +38,8 @@ export interface TagRecord {
 /** Who writes: the scope that owns the tags, the user named on records, the data checked against. */
 export interface TagOwner {
   scope: string;
+  /** The organization, whose count of records is capped too. */
+  org: string;
   userId: string;
   /** Elasticsearch namespace whose entities may be tagged. */
   dataNamespace: string;
@@ -67,8 +69,18 @@ export const TAG_MAX_LENGTH = 100;
 /** Entities per bulk call. */
 export const BULK_MAX = 100;
 
-/** The scope of a key's tags. */
-export const scopeOf = (key: { org: string; user: string }): string => `${key.org}/${key.user}`;
+/**
+ * The scope of a key's user records (tags, the writing temperature, the profile): its user, on
+ * its side. A test key's scope is its user's sandbox side (`${org}/${user}/test`), which never
+ * holds a live key's records (user ids cannot hold '/').
+ */
+export const scopeOf = (key: { org: string; user: string; key_type?: string }): string => `${key.org}/${key.user}${key.key_type === 'test' ? '/test' : ''}`;
+
+/** The caps on tag records (config.records). */
+export interface TagCaps {
+  perUser: number;
+  perOrg: number;
+}
 
 const CONTROL_RE = /[\u0000-\u0008\u000e-\u001f\u007f]/;
 
@@ -94,15 +106,22 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /**
  * KEYS: ents, index, byname, then (pair, record, names) per entity.
- * ARGV: tag, then (id, json, entity id, member all, member type) per entity.
- * Returns (id, 1 if created else 0) per entity.
+ * ARGV: tag, the user's cap, then (id, json, entity id, member all, member type) per entity.
+ * Returns (id, 1 if created else 0) per entity; or {-1, records} when the new pairs would take
+ * the user past the cap (nothing written). The index holds two members per record.
  */
 const ADD = `
 local out = {}
 local n = (#KEYS - 3) / 3
+local new = 0
+for i = 0, n - 1 do
+  if redis.call('EXISTS', KEYS[4 + i * 3]) == 0 then new = new + 1 end
+end
+local have = redis.call('ZCARD', KEYS[2]) / 2
+if new > 0 and have + new > tonumber(ARGV[2]) then return {-1, have} end
 for i = 0, n - 1 do
   local k = 4 + i * 3
-  local a = 2 + i * 5
+  local a = 3 + i * 5
   local existing = redis.call('GET', KEYS[k])
   if existing then
     out[#out + 1] = existing
@@ -119,6 +138,19 @@ for i = 0, n - 1 do
   end
 end
 return out
+`;
+
+/**
+ * The organization's count (its own slot): KEYS = the count; ARGV = n, the cap. Takes n places
+ * when they fit: {1, count before}, else {0, count}. A negative n gives places back (never below 0).
+ */
+const ORG_TAKE = `
+local have = tonumber(redis.call('GET', KEYS[1]) or '0')
+local n = tonumber(ARGV[1])
+if n > 0 and have + n > tonumber(ARGV[2]) then return {0, have} end
+local now = redis.call('INCRBY', KEYS[1], n)
+if now < 0 then redis.call('SET', KEYS[1], 0) end
+return {1, have}
 `;
 
 /**
@@ -142,9 +174,11 @@ export class TagService {
     private readonly redis: RedisClient,
     private readonly rk: RedisKeys,
     private readonly es: Es,
+    private readonly caps: TagCaps = { perUser: Number.MAX_SAFE_INTEGER, perOrg: Number.MAX_SAFE_INTEGER },
   ) {
     redis.defineCommand('bintelTagAdd', { lua: ADD });
     redis.defineCommand('bintelTagRemove', { numberOfKeys: 6, lua: REMOVE });
+    redis.defineCommand('bintelTagOrgTake', { numberOfKeys: 1, lua: ORG_TAKE });
   }
 
   /** See normalizeTag. */
@@ -154,7 +188,7 @@ export class TagService {
 
   /** Tags one entity; returns the existing record (created false) when it is already tagged. */
   async add(owner: TagOwner, entityType: EntityName, entityId: string, tag: string): Promise<{ record: TagRecord; created: boolean }> {
-    const res = await this.write(owner, { type: entityType, ids: [entityId], tag, fieldOf: () => 'entity_id' });
+    const res = await this.write(owner, { type: entityType, ids: [entityId], tag, fieldOf: () => 'entity_id', quotaField: 'tag' });
     return { record: res.tags[0], created: res.created === 1 };
   }
 
@@ -164,11 +198,17 @@ export class TagService {
    */
   async addMany(owner: TagOwner, entityType: EntityName, entityIds: string[], tag: string): Promise<BulkResult> {
     if (entityIds.length < 1 || entityIds.length > BULK_MAX) throw invalid({ field: 'entity_ids', issue: entityIds.length ? 'too_many_items' : 'too_few_items', expected: `1 to ${BULK_MAX} ids` });
-    return this.write(owner, { type: entityType, ids: entityIds, tag, fieldOf: (i) => `entity_ids[${i}]` });
+    return this.write(owner, { type: entityType, ids: entityIds, tag, fieldOf: (i) => `entity_ids[${i}]`, quotaField: 'entity_ids' });
   }
 
-  /** Writes one tag on `ids` (`fieldOf` names an id's place in the request, for invalid_reference). */
-  private async write(owner: TagOwner, w: { type: EntityName; ids: string[]; tag: string; fieldOf: (i: number) => string }): Promise<BulkResult> {
+  /**
+   * Writes one tag on `ids` (`fieldOf` names an id's place in the request, for invalid_reference;
+   * `quotaField` the member a cap refusal names). The caps: the organization's places are taken
+   * first (its count lives in its own slot), for the pairs not yet tagged; the user's cap is
+   * checked by the script that writes; places not used (already tagged meanwhile, or the user's
+   * cap refused) are given back.
+   */
+  private async write(owner: TagOwner, w: { type: EntityName; ids: string[]; tag: string; fieldOf: (i: number) => string; quotaField: string }): Promise<BulkResult> {
     const { type, ids, fieldOf } = w;
     const rawTag = w.tag;
     const tag = normalizeTag(rawTag);
@@ -187,13 +227,31 @@ export class TagService {
       keys.push(this.pairKey(s, type, r.entity_id, tag), this.rk.tagRecord(s, r.id), this.rk.tagNames(s, type, r.entity_id));
       args.push(r.id, JSON.stringify(r), r.entity_id, member('*', r), member(type, r));
     }
-    const out = (await this.script('bintelTagAdd')(keys.length, ...keys, ...args)) as (string | number)[];
+    // The pairs not tagged yet take places of the organization's cap.
+    const tagged = await this.redis.mget(...fresh.map((r) => this.pairKey(s, type, r.entity_id, tag)));
+    const wanted = tagged.filter((id) => id === null).length;
+    if (wanted > 0) {
+      const [took, had] = (await this.script('bintelTagOrgTake')(this.rk.tagCount(owner.org), wanted, this.caps.perOrg)) as [number, number];
+      if (Number(took) !== 1) throw quotaExceeded(w.quotaField, 'tag records', this.caps.perOrg, Number(had), 'organization');
+    }
+    let out: (string | number)[];
+    try {
+      out = (await this.script('bintelTagAdd')(keys.length, ...keys, tag, this.caps.perUser, ...args.slice(1))) as (string | number)[];
+    } catch (err) {
+      if (wanted > 0) await this.giveBack(owner.org, wanted);
+      throw err;
+    }
+    if (Number(out[0]) === -1) {
+      if (wanted > 0) await this.giveBack(owner.org, wanted);
+      throw quotaExceeded(w.quotaField, 'tag records', this.caps.perUser, Number(out[1]), 'user');
+    }
     const existingIds: string[] = [];
     let created = 0;
     for (let i = 0; i < fresh.length; i++) {
       if (Number(out[i * 2 + 1]) === 1) created++;
       else existingIds.push(String(out[i * 2]));
     }
+    if (wanted > created) await this.giveBack(owner.org, wanted - created);
     const existing = new Map((await this.records(s, existingIds)).map((r) => [r.entity_id, r]));
     const tags = fresh.map((r, i) => (Number(out[i * 2 + 1]) === 1 ? r : existing.get(r.entity_id))).filter((r): r is TagRecord => r !== undefined);
     return { created, matched: unique.length, tags };
@@ -243,7 +301,14 @@ export class TagService {
       this.rk.tagIndex(scope),
       this.rk.tagByName(scope, r.tag),
     ];
-    return Number(await this.script('bintelTagRemove')(...keys, r.id, r.entity_id, r.tag, member('*', r), member(t, r))) === 1;
+    const removed = Number(await this.script('bintelTagRemove')(...keys, r.id, r.entity_id, r.tag, member('*', r), member(t, r))) === 1;
+    if (removed) await this.giveBack(scope.slice(0, scope.indexOf('/')), 1);
+    return removed;
+  }
+
+  /** Gives `n` places back to the organization's count. */
+  private async giveBack(org: string, n: number): Promise<void> {
+    await this.script('bintelTagOrgTake')(this.rk.tagCount(org), -n, this.caps.perOrg);
   }
 
   /** One of the caller's records, or null (also for ids that are not UUIDs). */
@@ -325,7 +390,7 @@ export class TagService {
     return this.rk.tagPair(scope, type, encodeURIComponent(entityId), tag);
   }
 
-  private script(name: 'bintelTagAdd' | 'bintelTagRemove'): Script {
+  private script(name: 'bintelTagAdd' | 'bintelTagRemove' | 'bintelTagOrgTake'): Script {
     const fn = (this.redis as unknown as Record<string, Script>)[name];
     return (...args) => fn.apply(this.redis, args);
   }

@@ -1,7 +1,8 @@
 /**
- * What writing resolution reads for one caller (resolve.ts `WritingRefs`): saved identities,
- * plays, CTAs and subjects of the caller's organization, the user's temperature and account
- * details. Anything unknown, deleted or another organization's reads as null.
+ * What writing resolution reads for one caller (resolve.ts `WritingRefs`): saved identities of
+ * the caller's organization, the caller's own plays, CTAs and subjects, the user's temperature and
+ * account details. Anything unknown, deleted, another organization's or another user's personal
+ * record reads as null.
  */
 import type { Services } from '../context.ts';
 import type { KeyRecord } from '../services/keys.ts';
@@ -26,14 +27,14 @@ export async function setProfile(services: Services, who: { org: string; user: s
 export function refsFor(services: Services, key: KeyRecord): WritingRefs {
   return {
     identity: async (id) => {
-      const rec = await services.writing.get(key.org, 'identity', id);
+      const rec = await services.writing.get(key.org, 'identity', id, key.user);
       if (!rec) return null;
       const { id: _i, created_at: _c, updated_at: _u, ...identity } = publicRecord(rec);
       return identity;
     },
-    play: (id) => services.writing.get(key.org, 'play', id) as ReturnType<WritingRefs['play']>,
-    cta: (id) => services.writing.get(key.org, 'cta', id) as ReturnType<WritingRefs['cta']>,
-    subject: (id) => services.writing.get(key.org, 'subject', id) as ReturnType<WritingRefs['subject']>,
+    play: (id) => services.writing.get(key.org, 'play', id, key.user) as ReturnType<WritingRefs['play']>,
+    cta: (id) => services.writing.get(key.org, 'cta', id, key.user) as ReturnType<WritingRefs['cta']>,
+    subject: (id) => services.writing.get(key.org, 'subject', id, key.user) as ReturnType<WritingRefs['subject']>,
     temperature: async () => {
       const t = await getTemperature(services, key);
       return { effective: t.effective_temperature, source: t.temperature_source };

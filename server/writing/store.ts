@@ -1,10 +1,20 @@
 /**
  * Saved writing records of an organization: marketing identities, plays, CTAs and subjects.
+ * Plays, CTAs and subjects are personal (PERSONAL_KINDS): only the user who saved one reads,
+ * lists, changes or uses it; to anyone else it does not exist. Identities are the organization's
+ * (any of its users reads and uses them); the routes let only their user change them.
  *
  * Redis layout (names from core/names.ts, all in the organization's hash slot):
- * - writingRecord(org, kind, id)  the record as JSON, with `etag`; a deleted record keeps its
- *                                 JSON with `deleted_at` (soft delete) and reads as missing
+ * - writingRecord(org, kind, id)  the record as JSON, with `etag` and `created_by` (its user); a
+ *                                 deleted record keeps its JSON with `deleted_at` (soft delete)
+ *                                 and reads as missing
  * - writingRecords(org, kind)     sorted set of the live ids by creation time
+ * - writingRecordsBy(org, kind, user)  the same, of one user's records; records saved before
+ *                                 these sets existed are added to them once per organization and
+ *                                 kind (writingRecordsByIndexed marks it done)
+ *
+ * Creation checks the caps (records per user, per organization, each kind apart) in the script
+ * that writes, so concurrent creates never pass them.
  *
  * Every change of an existing record is a compare-and-set in one Lua script: the record is
  * written only if its ETag is still the one the change was computed from. A caller's If-Match
@@ -29,6 +39,7 @@ export interface StoredRecord extends Obj {
   deleted_at?: string | null;
 }
 
+/** KEYS: record, the organization's index, its user's index. */
 const CAS = `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
@@ -36,9 +47,45 @@ local d = cjson.decode(cur)
 if d.deleted_at and d.deleted_at ~= cjson.null then return 0 end
 if d.etag ~= ARGV[1] then return -1 end
 redis.call('SET', KEYS[1], ARGV[2])
-if ARGV[3] == 'delete' then redis.call('ZREM', KEYS[2], ARGV[4]) end
+if ARGV[3] == 'delete' then
+  redis.call('ZREM', KEYS[2], ARGV[4])
+  redis.call('ZREM', KEYS[3], ARGV[4])
+end
 return 1
 `;
+
+/**
+ * Creates records within the caps. KEYS: the organization's index, the user's index, then one
+ * record key per record. ARGV: the organization's cap, the user's cap, then (score, id, JSON)
+ * per record. Returns {1}, or {-2, count} (organization) / {-1, count} (user) with nothing written.
+ */
+const CREATE = `
+local n = #KEYS - 2
+local org = redis.call('ZCARD', KEYS[1])
+if org + n > tonumber(ARGV[1]) then return {-2, org} end
+local mine = redis.call('ZCARD', KEYS[2])
+if mine + n > tonumber(ARGV[2]) then return {-1, mine} end
+for i = 1, n do
+  local a = 3 + (i - 1) * 3
+  redis.call('SET', KEYS[2 + i], ARGV[a + 2])
+  redis.call('ZADD', KEYS[1], ARGV[a], ARGV[a + 1])
+  redis.call('ZADD', KEYS[2], ARGV[a], ARGV[a + 1])
+end
+return {1}
+`;
+
+/** Plays, CTAs and subjects: their user's alone. */
+export const PERSONAL_KINDS: readonly RecordKind[] = ['play', 'cta', 'subject'];
+export const isPersonal = (kind: RecordKind): boolean => PERSONAL_KINDS.includes(kind);
+
+/** Records one user and one organization may hold of a kind. */
+export interface RecordCap {
+  perUser: number;
+  perOrg: number;
+}
+
+/** What `create` did: the records, or which cap refused them (nothing written). */
+export type Created = { records: StoredRecord[] } | { capped: 'user' | 'organization'; limit: number; current: number };
 
 const ID_PREFIX: Record<RecordKind, string> = { identity: 'idn', play: 'play', cta: 'cta', subject: 'subj' };
 /** What ids of a kind look like (anything else is not looked up). */
@@ -62,37 +109,52 @@ export class WritingStore {
     private readonly redis: RedisClient,
     private readonly rk: RedisKeys,
   ) {
-    this.redis.defineCommand('bintelRecordCas', { numberOfKeys: 2, lua: CAS });
+    this.redis.defineCommand('bintelRecordCas', { numberOfKeys: 3, lua: CAS });
   }
 
-  /** A live record (null: unknown, deleted, or another organization's: they read alike). */
-  async get(org: string, kind: RecordKind, id: string): Promise<StoredRecord | null> {
+  /**
+   * A live record `user` may read (null: unknown, deleted, another organization's, or another
+   * user's personal record: they read alike).
+   */
+  async get(org: string, kind: RecordKind, id: string, user: string): Promise<StoredRecord | null> {
     if (!idPattern(kind).test(id)) return null;
     const raw = await this.redis.get(this.rk.writingRecord(org, kind, id));
     if (!raw) return null;
     const r = JSON.parse(raw) as StoredRecord;
+    if (isPersonal(kind) && r.created_by !== user) return null;
     return r.deleted_at ? null : r;
   }
 
-  /** Creates records (all or none: one MULTI). */
-  async create(org: string, kind: RecordKind, items: Obj[], user: string): Promise<StoredRecord[]> {
+  /** Creates records of `user` (all or none: one script), within `cap`. */
+  async create(org: string, kind: RecordKind, items: Obj[], user: string, cap: RecordCap): Promise<Created> {
+    await this.indexByUser(org, kind);
     const now = new Date().toISOString();
-    const m = this.redis.multi();
+    const keys = [this.rk.writingRecords(org, kind), this.rk.writingRecordsBy(org, kind, user)];
+    const args: (string | number)[] = [cap.perOrg, cap.perUser];
     const out = items.map((fields) => {
       const created = creationScore();
       const rec = { id: `${ID_PREFIX[kind]}_${randomBytes(12).toString('hex')}`, ...fields, created_at: now, updated_at: now, created_by: user, etag: '' } as StoredRecord;
       rec.etag = etagOf(rec);
-      m.set(this.rk.writingRecord(org, kind, rec.id), JSON.stringify(rec));
-      m.zadd(this.rk.writingRecords(org, kind), created, rec.id);
+      keys.push(this.rk.writingRecord(org, kind, rec.id));
+      args.push(created, rec.id, JSON.stringify(rec));
       return rec;
     });
-    await m.exec();
-    return out;
+    const [code, current] = (await this.redis.eval(CREATE, keys.length, ...keys, ...args)) as [number, number?];
+    if (code === -2) return { capped: 'organization', limit: cap.perOrg, current: Number(current) };
+    if (code === -1) return { capped: 'user', limit: cap.perUser, current: Number(current) };
+    return { records: out };
   }
 
-  /** Live records, newest first, whose `searchable` fields contain `search` (case- and accent-insensitive). */
-  async list(org: string, kind: RecordKind, q: { from: number; size: number; search?: string; searchable: readonly string[] }): Promise<{ items: StoredRecord[]; total: number }> {
-    const key = this.rk.writingRecords(org, kind);
+  /**
+   * Live records `user` may list, newest first (a personal kind: the user's; identities: the
+   * organization's), whose `searchable` fields contain `search` (case- and accent-insensitive).
+   */
+  async list(org: string, kind: RecordKind, user: string, q: { from: number; size: number; search?: string; searchable: readonly string[] }): Promise<{ items: StoredRecord[]; total: number }> {
+    let key = this.rk.writingRecords(org, kind);
+    if (isPersonal(kind)) {
+      await this.indexByUser(org, kind);
+      key = this.rk.writingRecordsBy(org, kind, user);
+    }
     if (!q.search) {
       const [ids, total] = await Promise.all([this.redis.zrevrange(key, q.from, q.from + q.size - 1), this.redis.zcard(key)]);
       return { items: await this.load(org, kind, ids), total };
@@ -101,6 +163,24 @@ export class WritingStore {
     const all = await this.load(org, kind, await this.redis.zrevrange(key, 0, -1));
     const hits = all.filter((r) => q.searchable.some((f) => typeof r[f] === 'string' && fold(r[f] as string).includes(needle)));
     return { items: hits.slice(q.from, q.from + q.size), total: hits.length };
+  }
+
+  /**
+   * Adds the records saved before per-user indexes existed to their user's index, once per
+   * organization and kind (ZADD is idempotent: two processes doing it at once agree).
+   */
+  private async indexByUser(org: string, kind: RecordKind): Promise<void> {
+    const done = this.rk.writingRecordsByIndexed(org, kind);
+    if (await this.redis.exists(done)) return;
+    const withScores = await this.redis.zrange(this.rk.writingRecords(org, kind), '0', '-1', 'WITHSCORES');
+    const scores = new Map<string, string>();
+    for (let i = 0; i < withScores.length; i += 2) scores.set(withScores[i], withScores[i + 1]);
+    const m = this.redis.multi();
+    for (const r of await this.load(org, kind, [...scores.keys()])) {
+      if (typeof r.created_by === 'string') m.zadd(this.rk.writingRecordsBy(org, kind, r.created_by), scores.get(r.id)!, r.id);
+    }
+    m.set(done, '1');
+    await m.exec();
   }
 
   private async load(org: string, kind: RecordKind, ids: string[]): Promise<StoredRecord[]> {
@@ -117,17 +197,17 @@ export class WritingStore {
    * to refuse). With `ifMatch`, the record must still carry that ETag (412 otherwise); without,
    * a concurrent change makes it start again from the fresh record. null: no such record.
    */
-  async update(org: string, kind: RecordKind, id: string, change: (cur: StoredRecord) => Obj, ifMatch: string | null, opts: { delete?: boolean } = {}): Promise<StoredRecord | null> {
+  async update(org: string, kind: RecordKind, id: string, user: string, change: (cur: StoredRecord) => Obj, ifMatch: string | null, opts: { delete?: boolean } = {}): Promise<StoredRecord | null> {
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).bintelRecordCas;
     for (let attempt = 0; attempt < 20; attempt++) {
-      const cur = await this.get(org, kind, id);
+      const cur = await this.get(org, kind, id, user);
       if (!cur) return null;
       if (ifMatch !== null && ifMatch !== cur.etag && ifMatch !== '*') throw preconditionFailed();
       const now = new Date().toISOString();
       const next = { ...change(cur), id, created_at: cur.created_at, updated_at: now, created_by: cur.created_by, etag: '' } as StoredRecord;
       if (opts.delete) next.deleted_at = now;
       next.etag = etagOf(next);
-      const res = await run.call(this.redis, this.rk.writingRecord(org, kind, id), this.rk.writingRecords(org, kind), cur.etag, JSON.stringify(next), opts.delete ? 'delete' : '', id);
+      const res = await run.call(this.redis, this.rk.writingRecord(org, kind, id), this.rk.writingRecords(org, kind), this.rk.writingRecordsBy(org, kind, String(cur.created_by)), cur.etag, JSON.stringify(next), opts.delete ? 'delete' : '', id);
       if (res === 1) return next;
       if (res === 0) return null;
       if (ifMatch !== null) throw preconditionFailed();

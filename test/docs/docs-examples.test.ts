@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { aliasName } from '../../core/names.ts';
 import type { EntityName } from '../../mappings/types.ts';
+import { TOUR_COMPANIES } from '../../ingest/demo.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from '../server/harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -303,7 +304,8 @@ async function rows(entity: EntityName, query: Row, size: number, source: string
 
 live.before(async () => {
   h = await startHarness({ BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_RATE_LIMIT_PER_MIN: '100000' });
-  data = await loadGenerated(h, { companies: 1000, personnel: 1000, brokerOffices: 100, brokers: 30, seed: 29 });
+  // The demo data's names of the tour (ingest/demo.ts TOUR_COMPANIES) on the first rows, as `npm start` loads them.
+  data = await loadGenerated(h, { companies: 1000, personnel: 1000, brokerOffices: 100, brokers: 30, seed: 29, named: TOUR_COMPANIES });
   secret = (await withOrg(h, { org, field_tier: 'advanced', milli: 100_000_000 })).secret;
   const [company, second, third] = await rows('companies', { bool: { filter: [{ exists: { field: 'ein' } }, { exists: { field: 'domain' } }] } }, 3, ['id', 'ein', 'domain']);
   const [person] = await rows('personnel', { term: { lead_type: 'company' } }, 1, ['id']);
@@ -315,6 +317,21 @@ live.before(async () => {
     person_id: person.id, broker_id: broker.id, broker_name: broker.broker_name,
   });
 });
+live('the README tour: its typo\'d search finds the company it names at rank 1, and its autocomplete suggests it first', async () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const search = /companies\?search=([^&"\s]+)/.exec(readme)?.[1];
+  const typed = /companies\/autocomplete\?query=([^&"\s]+)/.exec(readme)?.[1];
+  assert.ok(search && typed, 'the tour has a search and an autocomplete');
+  const [named] = TOUR_COMPANIES;
+  assert.ok(readme.includes(named.name), `the tour names ${named.name}`);
+  assert.is.not(decodeURIComponent(search!).toLowerCase(), named.base.toLowerCase(), 'the search is typed with a typo');
+  const res = await h.call('GET', `/v1/companies?search=${search}&page_size=5`, { secret });
+  assert.is(res.status, 200);
+  assert.is(res.body.data[0]?.company_name, named.name, JSON.stringify(res.body.data.map((r: Row) => r.company_name)));
+  const ac = await h.call('GET', `/v1/companies/autocomplete?query=${typed}&limit=5`, { secret });
+  assert.is(ac.body.data[0]?.value, named.name, JSON.stringify(ac.body.data));
+});
+
 live.after(async () => {
   await h.close();
   await data?.cleanup();

@@ -31,7 +31,7 @@ export interface DataFiles {
 }
 
 /** The row counts and seed of a generated data set (the options of `generate` but `out`). */
-export type GeneratedSizes = Pick<GenerateOptions, 'companies' | 'personnel' | 'brokerOffices' | 'brokers' | 'seed'>;
+export type GeneratedSizes = Pick<GenerateOptions, 'companies' | 'personnel' | 'brokerOffices' | 'brokers' | 'seed' | 'named'>;
 
 /** How a data set is loaded. */
 export interface LoadOptions {
@@ -124,9 +124,9 @@ export async function loadGenerated(target: LoadTarget, sizes: GeneratedSizes & 
   const dir = await mkdtemp(join(tmpdir(), 'bintel-generated-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
-    const { companies, personnel, brokerOffices, brokers, seed } = sizes;
+    const { companies, personnel, brokerOffices, brokers, seed, named } = sizes;
     const t0 = performance.now();
-    const gen = await generate({ out: dir, companies, personnel, brokerOffices, brokers, seed });
+    const gen = await generate({ out: dir, companies, personnel, brokerOffices, brokers, seed, named });
     await ingestAll(target, gen.files, sizes, (name) => gen.rows[name] > 0);
     recordLoad(`generated ${companies}/${personnel}/${brokerOffices}/${brokers} seed ${seed}${sizes.sandbox ? ' sandbox' : ''}`, 'loaded', performance.now() - t0);
     return { dir, files: gen.files, cleanup };

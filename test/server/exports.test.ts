@@ -35,6 +35,8 @@ let dir = '';
 let org = '';
 let adv = '';
 let test = '';
+/** The configuration both servers share (a test starting a third server uses it too). */
+let baseEnv: Record<string, string> = {};
 
 type Row = Record<string, string>;
 
@@ -65,7 +67,8 @@ const FILTERS = { states: 'TX,CA,NY,FL,OH,PA,IL', sort_by: 'total_number_of_empl
 t.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bintel-exports-'));
   proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(process.env.ES_URL || 'http://127.0.0.1:9200').port || 9200) });
-  const env = { BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_EXPORT_DIR: dir, BINTEL_EXPORT_MAX_ROWS: '3000', BINTEL_EXPORT_MAX_ACTIVE: '3', BINTEL_JOB_ATTEMPTS: '2' };
+  const env = { BINTEL_JWT_SECRET: 'a-long-random-hs256-secret-for-tests-only-0123456789', BINTEL_CRAWL_THRESHOLD: '1000', BINTEL_CACHE_TTL_S: '0', BINTEL_EXPORT_DIR: dir, BINTEL_EXPORT_MAX_ROWS: '3000', BINTEL_EXPORT_MAX_ACTIVE: '3', BINTEL_JOB_ATTEMPTS: '2' };
+  baseEnv = env;
   h = await startHarness({ ...env, BINTEL_WORKER_IN_PROCESS: '0' });
   h2 = await startHarness({ ...env, ES_URL: proxy.url });
   data = await loadGenerated(h, { companies: 2600, personnel: 100, brokerOffices: 20, brokers: 5, seed: 21 });
@@ -272,6 +275,68 @@ t('a job is read only by keys that could read its rows (read:<resource>, tier, s
   const replay = await post({ ...BASE, resource: 'companies' }, keys.basicChildCompanies.secret, { 'Idempotency-Key': `acl-compFull-${o.org}` });
   assertError(replay, 409, 'CONFLICT', { field: 'idempotency-key', issue: 'conflicting_values' });
   assert.not.ok(JSON.stringify(replay.body).includes(jobs.compFull));
+});
+
+t('a job is its user\'s: the creator, its child keys and its user\'s tokens list, show and download it; another user of the organization (root, child, token) gets 404 as for an unknown id', async () => {
+  const a = await withOrg(h, { field_tier: 'advanced', milli: 100_000_000, user: 'ann' });
+  const mintFor = (user: string) => h.running.services.jwt.mint({ org: a.org, user, scopes: ['read:companies', 'tags:read'], tier: 'advanced', type: 'live', ttlS: 600 }).then((m) => m.token);
+  const childOf = async (secret: string) => {
+    const res = await h.call('POST', '/v1/api-keys', { secret, body: { scopes: ['read:companies'], field_tier: 'advanced' } });
+    assert.is(res.status, 201, JSON.stringify(res.body));
+    return res.body.data.secret as string;
+  };
+  const bob = (await h.key({ org: a.org, user: 'bob', field_tier: 'advanced' })).secret;
+  // Ann's export chosen by her private tag.
+  const first = await h.call('GET', '/v1/companies?page_size=1&states=TX', { secret: a.secret });
+  const companyId = first.body.data[0].id as string;
+  assert.is((await h.call('POST', '/v1/tags', { secret: a.secret, body: { entity_type: 'companies', entity_id: companyId, tag: 'ann-private' } })).status, 201);
+  const res = await post({ resource: 'companies', max_rows: 5, tags: 'ann-private' }, a.secret);
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  const job = await finished(res.body.data.id, a.secret);
+  assert.is(job.status, 'completed');
+  const unknownId = `exp_${'0'.repeat(32)}`;
+  const errorOf = (r: { body: any }) => ({ code: r.body.error.code, message: r.body.error.message, details: r.body.error.details });
+  const readers = { annRoot: a.secret, annChild: await childOf(a.secret), annToken: await mintFor('ann') };
+  const strangers = { bobRoot: bob, bobChild: await childOf(bob), bobToken: await mintFor('bob') };
+  for (const [who, secret] of Object.entries(readers)) {
+    const list = await h.call('GET', '/v1/exports?page_size=100', { secret });
+    assert.ok(list.body.data.some((j: { id: string }) => j.id === job.id), `${who}: listed`);
+    assert.is((await h.call('GET', `/v1/exports/${job.id}`, { secret })).status, 200, `${who}: detail`);
+    const dl = await h.call('GET', `/v1/exports/${job.id}/download`, { secret });
+    assert.is(dl.status, 200, `${who}: download`);
+    assert.ok(String(dl.body).includes(companyId), `${who}: the file`);
+  }
+  for (const [who, secret] of Object.entries(strangers)) {
+    const list = await h.call('GET', '/v1/exports?page_size=100', { secret });
+    assert.is(list.status, 200, who);
+    assert.not.ok(list.body.data.some((j: { id: string }) => j.id === job.id), `${who}: not listed`);
+    const detail = await h.call('GET', `/v1/exports/${job.id}`, { secret });
+    const dl = await h.call('GET', `/v1/exports/${job.id}/download`, { secret });
+    assertError(detail, 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
+    assertError(dl, 404, 'NOT_FOUND', { field: 'id', issue: 'not_found' });
+    assert.equal(errorOf(detail), errorOf(await h.call('GET', `/v1/exports/${unknownId}`, { secret })), `${who}: as for an unknown id`);
+    assert.equal(errorOf(dl), errorOf(await h.call('GET', `/v1/exports/${unknownId}/download`, { secret })), `${who}: download as for an unknown id`);
+  }
+});
+
+t('the daily row cap: an export\'s rows count once, at acceptance, against the key that starts it; downloads deliver rows already counted and count nothing again', async () => {
+  // A server with a cap of 30 rows a day (its jobs run in h2's workers, on the same namespace).
+  const capped = await startHarness({ ...baseEnv, BINTEL_WORKER_IN_PROCESS: '0', BINTEL_DAILY_ROW_CAP: '30' });
+  try {
+    const o = await withOrg(capped, { field_tier: 'advanced', milli: 100_000_000 });
+    const started = await capped.call('POST', '/v1/exports', { secret: o.secret, body: { resource: 'companies', max_rows: 20, states: 'TX,CA' } });
+    assert.is(started.status, 202, JSON.stringify(started.body));
+    const job = await finished(started.body.data.id, o.secret);
+    assert.is(job.rows_written, 20);
+    for (let i = 0; i < 3; i++) assert.is((await capped.call('GET', `/v1/exports/${job.id}/download`, { secret: o.secret })).status, 200, `download ${i}`);
+    // 20 rows counted by the export: 10 more fit, the 31st does not (the downloads counted nothing).
+    const ten = await capped.call('GET', '/v1/companies?states=TX,CA&page_size=10&fields=id', { secret: o.secret });
+    assert.is(ten.status, 200, JSON.stringify(ten.body));
+    assertError(await capped.call('GET', '/v1/companies?states=NY&page_size=1&fields=id', { secret: o.secret }), 429, 'DAILY_CAP_EXCEEDED');
+    assert.is((await capped.call('GET', `/v1/exports/${job.id}/download`, { secret: o.secret })).status, 200, 'a file already counted is downloaded at the cap');
+  } finally {
+    await capped.close();
+  }
 });
 
 t('more queued exports than the per-organization limit is 429 (nothing charged); the list pages, newest first', async () => {

@@ -14,6 +14,8 @@ import { bintel as run } from '../helpers/cli.ts';
 const t = suite('feedback');
 /** Open reports (and, apart, open flags) one organization may have in this suite. */
 const CAP = 25;
+/** Open reports (and, apart, open flags) one user may have in this suite. */
+const USER_CAP = 20;
 let h: Harness;
 let data: DataFiles | undefined;
 let org = '';
@@ -27,7 +29,7 @@ let companyId = '';
 const bintel = (...args: string[]) => run(args, { BINTEL_NAMESPACE: h.config.namespace });
 
 t.before(async () => {
-  h = await startHarness({ BINTEL_REPORT_MAX_BYTES: '2048', BINTEL_FEEDBACK_MAX_OPEN: String(CAP) });
+  h = await startHarness({ BINTEL_REPORT_MAX_BYTES: '2048', BINTEL_FEEDBACK_MAX_OPEN: String(CAP), BINTEL_FEEDBACK_MAX_OPEN_PER_USER: String(USER_CAP) });
   data = await loadGenerated(h, { companies: 40, personnel: 40, brokerOffices: 10, brokers: 4, seed: 31 });
   const o = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000 });
   org = o.org;
@@ -119,6 +121,51 @@ t('isolation: another organization and another user of the same organization see
     assert.is(list.status, 200);
     assert.ok(!list.body.data.some((x: { id: string }) => x.id === id));
   }
+});
+
+t('scope: reports and flags need feedback:read / feedback:write, which a data-only child key or a restricted key lacks: 403 missing_scope, nothing filed or shown', async () => {
+  const mine = await h.call('POST', '/v1/reports', { secret, body: { ...report, message: 'the root files it' } });
+  assert.is(mine.status, 201, JSON.stringify(mine.body));
+  const made = await h.call('POST', '/v1/api-keys', { secret, body: { scopes: ['read:companies'] } });
+  assert.is(made.status, 201, JSON.stringify(made.body));
+  const child = made.body.data.secret as string;
+  const restricted = (await h.key({ org, scopes: ['read:companies'] })).secret;
+  const flag = { entity_type: 'companies', entity_id: companyId, field: 'city', issue: 'scoped' };
+  for (const [who, s] of [['child', child], ['restricted root', restricted]] as const) {
+    assertError(await h.call('GET', '/v1/reports?page_size=100', { secret: s }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
+    assertError(await h.call('GET', `/v1/reports/${mine.body.data.id}`, { secret: s }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
+    assertError(await h.call('GET', '/v1/review-flags', { secret: s }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
+    assertError(await h.call('POST', '/v1/reports', { secret: s, body: { ...report, message: who } }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
+    assertError(await h.call('POST', '/v1/data-flags', { secret: s, body: flag }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
+  }
+  // feedback:write files; reading back needs feedback:read.
+  const writeOnly = (await h.key({ org, scopes: ['read:companies', 'feedback:write'] })).secret;
+  assert.is((await h.call('POST', '/v1/reports', { secret: writeOnly, body: { ...report, message: 'write only' } })).status, 201);
+  assertError(await h.call('GET', '/v1/reports', { secret: writeOnly }), 403, 'FORBIDDEN', { field: 'authorization', issue: 'missing_scope' });
+  const listed = await h.call('GET', '/v1/reports?page_size=100', { secret });
+  assert.not.ok(listed.body.data.some((r: { message: string }) => r.message === 'child' || r.message === 'restricted root'), 'nothing was filed');
+});
+
+t('cap per user (property under concurrency): of USER_CAP+N concurrent filings by one user exactly USER_CAP succeed, per kind; 429 names the limit and the count; another user of the organization still files', async () => {
+  const o = await withOrg(h, { field_tier: 'advanced', milli: 1_000_000 });
+  const mate = (await h.key({ org: o.org, user: 'u2' })).secret;
+  const flag = (i: number) => ({ entity_type: 'companies', entity_id: companyId, field: 'city', issue: `user flag ${i}` });
+  const calls = [
+    ...Array.from({ length: USER_CAP + 4 }, (_, i) => ['/v1/reports', { ...report, message: `mine ${i}` }] as const),
+    ...Array.from({ length: USER_CAP + 3 }, (_, i) => ['/v1/review-flags', flag(i)] as const),
+  ];
+  const results = await Promise.all(calls.map(([path, body]) => h.call('POST', path, { secret: o.secret, body })));
+  for (const [path, field] of [['/v1/reports', 'reports'], ['/v1/review-flags', 'review-flags']] as const) {
+    const of = results.filter((_, i) => calls[i][0] === path);
+    assert.is(of.filter((r) => r.status === 201).length, USER_CAP, `${path}: exactly the user's cap`);
+    for (const r of of.filter((x) => x.status !== 201)) {
+      assertError(r, 429, 'QUOTA_EXCEEDED', { field, issue: 'quota_exceeded' });
+      assert.equal(r.body.error.details[0].expected, { limit: USER_CAP, current: USER_CAP, per: 'user' });
+    }
+    const stored = await h.call('GET', `${path}?page_size=100&status=open`, { secret: o.secret });
+    assert.is(stored.body.meta.total_count, USER_CAP);
+  }
+  assert.is((await h.call('POST', '/v1/reports', { secret: mate, body: report })).status, 201, 'the organization is below its cap');
 });
 
 t('cap (property under concurrency): of cap+N concurrent filings exactly cap succeed, per kind and organization; 429 names the cap; a repeat still answers; a resolve frees a place', async () => {

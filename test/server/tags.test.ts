@@ -313,7 +313,7 @@ t('unknown entity ids are invalid_reference and nothing is written, even for the
   assert.equal(await svc.entityIdsWithAllTags(aliceScope, 'companies', ['fresh']), []);
   // A namespace without the entity's alias: the same refusal.
   try {
-    await svc.add({ scope: aliceScope, userId: 'alice', dataNamespace: `${h.config.namespace}-none` }, 'companies', 'c1', 'fresh');
+    await svc.add({ scope: aliceScope, org, userId: 'alice', dataNamespace: `${h.config.namespace}-none` }, 'companies', 'c1', 'fresh');
     assert.unreachable('tagged an entity of a missing index');
   } catch (err) {
     assert.instance(err, ApiError);
@@ -365,6 +365,71 @@ t('scopes: test keys may read but not write; keys without tags scopes are refuse
   assertError(await h.call('GET', '/v1/tags'), 401, 'UNAUTHORIZED');
   assertError(await h.call('POST', '/v1/tags', { body: { entity_id: 'c1', entity_type: 'companies', tag: 'x' } }), 401, 'UNAUTHORIZED');
   assert.is(await total(alice), before);
+});
+
+t('a side of its own: a test key reads none of its user\'s live tags (list, entities, per entity, the tags= filter and the rows\' tags)', async () => {
+  const side = `side-${randomUUID().slice(0, 6)}`;
+  assertOk(await tag(alice, { entity_id: 'c1', entity_type: 'companies', tag: side }), 201);
+  const test = (await h.key({ org, user: 'alice', key_type: 'test' })).secret;
+  const listed = assertOk(await call('GET', '/v1/tags?page_size=100', test));
+  assert.equal(listed, [], 'GET /v1/tags with a test key lists no live tag');
+  assert.equal(assertOk(await call('GET', `/v1/tags/entities?tag=${side}`, test)), []);
+  assert.equal(assertOk(await call('GET', '/v1/companies/c1/tags', test)), []);
+  // c1 is also a sandbox company: the live tag neither chooses it nor shows on its row.
+  const rows = await call('GET', `/v1/companies?tags=${side}`, test);
+  assert.is(rows.status, 200, JSON.stringify(rows.body));
+  assert.equal(rows.body.data, [], 'the tags= filter of a test key does not read live tags');
+  // The live key still sees it.
+  assert.ok(assertOk(await call('GET', `/v1/tags/entities?tag=${side}`, alice)).some((r: { entity_id: string }) => r.entity_id === 'c1'));
+});
+
+t('caps: records per user and per organization (429 QUOTA_EXCEEDED with the limit and the count); a refused call writes nothing; a delete frees a place; concurrent adds never pass either cap', async () => {
+  const capped = await startHarness({ BINTEL_TAGS_MAX_PER_USER: '5', BINTEL_TAGS_MAX_PER_ORG: '8' });
+  try {
+    const o = `org-${randomUUID().slice(0, 8)}`;
+    const [u1, u2, u3] = await Promise.all(['u1', 'u2', 'u3'].map(async (user) => (await capped.key({ org: o, user })).secret));
+    const ccall = (method: string, path: string, secret: string, body?: unknown) => capped.call(method, path, { secret, body });
+    const count = async (secret: string) => (await ccall('GET', '/v1/tags', secret)).body.meta.total_count as number;
+    const quota = (res: Res, field: string, limit: number, current: number, per: string) => {
+      assertError(res, 429, 'QUOTA_EXCEEDED', { field, issue: 'quota_exceeded' });
+      assert.equal(res.body.error.details[0].expected, { limit, current, per }, JSON.stringify(res.body));
+    };
+    // A bulk past the user's cap is refused whole.
+    for (let i = 0; i < 4; i++) assert.is((await ccall('POST', '/v1/tags', u1, { entity_id: 'c1', entity_type: 'companies', tag: `t${i}` })).status, 201);
+    quota(await ccall('POST', '/v1/tags/bulk', u1, { entity_ids: ['c1', 'c2'], entity_type: 'companies', tag: 'x' }), 'entity_ids', 5, 4, 'user');
+    assert.is(await count(u1), 4, 'nothing written');
+    assert.is((await ccall('POST', '/v1/tags', u1, { entity_id: 'c1', entity_type: 'companies', tag: 't4' })).status, 201);
+    // An existing pair is not a new record: it still answers at the cap.
+    assert.is((await ccall('POST', '/v1/tags', u1, { entity_id: 'c1', entity_type: 'companies', tag: 't0' })).status, 200);
+    quota(await ccall('POST', '/v1/tags', u1, { entity_id: 'c2', entity_type: 'companies', tag: 'more' }), 'tag', 5, 5, 'user');
+    for (let i = 0; i < 3; i++) assert.is((await ccall('POST', '/v1/tags', u2, { entity_id: 'c2', entity_type: 'companies', tag: `t${i}` })).status, 201);
+    quota(await ccall('POST', '/v1/tags', u2, { entity_id: 'c1', entity_type: 'companies', tag: 'more' }), 'tag', 8, 8, 'organization');
+    assert.equal([await count(u1), await count(u2), await count(u3)], [5, 3, 0]);
+    // A delete frees one place of the user and of the organization, taken once under concurrency.
+    assert.is((await ccall('DELETE', '/v1/tags', u1, { entity_id: 'c1', entity_type: 'companies', tag: 't4' })).status, 200);
+    const race = await Promise.all([u2, u3, u2, u3].map((s, i) => ccall('POST', '/v1/tags', s, { entity_id: 'c2', entity_type: 'companies', tag: `race${i}` })));
+    assert.is(race.filter((r) => r.status === 201).length, 1, JSON.stringify(race.map((r) => r.status)));
+    for (const r of race.filter((x) => x.status !== 201)) assertError(r, 429, 'QUOTA_EXCEEDED', { issue: 'quota_exceeded' });
+    assert.is((await count(u1)) + (await count(u2)) + (await count(u3)), 8);
+    // Property: from empty, many concurrent single and bulk adds by three users: what is stored never passes a cap and equals what was answered 201.
+    const o2 = `org-${randomUUID().slice(0, 8)}`;
+    const users = await Promise.all(['a', 'b', 'c'].map(async (user) => (await capped.key({ org: o2, user })).secret));
+    const calls = Array.from({ length: 24 }, (_, i) => {
+      const who = users[i % 3];
+      return i % 4 === 0
+        ? ccall('POST', '/v1/tags/bulk', who, { entity_ids: ['c1', 'c2'], entity_type: 'companies', tag: `b${i}` })
+        : ccall('POST', '/v1/tags', who, { entity_id: 'c2', entity_type: 'companies', tag: `s${i}` });
+    });
+    const results = await Promise.all(calls);
+    const created = results.reduce((n, r) => n + (r.status === 201 ? (r.body.data.created ?? 1) : 0), 0);
+    for (const r of results) if (r.status !== 201) assertError(r, 429, 'QUOTA_EXCEEDED', { issue: 'quota_exceeded' });
+    const stored = await Promise.all(users.map(count));
+    assert.ok(stored.every((n) => n <= 5), `per user: ${stored}`);
+    assert.is(stored.reduce((a, b) => a + b, 0), created, 'stored = answered');
+    assert.ok(created >= 1 && created <= 8, `never past the organization's cap: ${created}`);
+  } finally {
+    await capped.close();
+  }
 });
 
 t.run();

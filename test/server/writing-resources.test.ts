@@ -209,6 +209,98 @@ t('saved references in jobs: sources, hybrid merge (objects merge, arrays replac
   assert.is(await h.running.services.credits.balance(stranger.org), 100_000);
 });
 
+t('ownership: plays, CTAs and subjects are personal (another user of the organization: 404, not listed, not in options, invalid_reference in jobs); identities are read by the organization and changed only by the user who saved them (403)', async () => {
+  const mate = (await h.key({ org, user: 'u2' })).secret;
+  const mine: Record<string, string> = {};
+  for (const k of KINDS) mine[k.path] = (await call('POST', `/v1/${k.path}`, k.make(40))).body.data.id;
+  for (const k of KINDS) {
+    const id = mine[k.path];
+    const listed = await call('GET', `/v1/${k.path}?page_size=100`, undefined, {}, mate);
+    assert.is(listed.status, 200);
+    assert.not.ok(listed.body.data.some((r: { id: string }) => r.id === id), `${k.path}: another user does not list it`);
+    assertError(await call('GET', `/v1/${k.path}/${id}`, undefined, {}, mate), 404, 'NOT_FOUND');
+    assertError(await call('PATCH', `/v1/${k.path}/${id}`, k.patch, {}, mate), 404, 'NOT_FOUND');
+    assertError(await call('DELETE', `/v1/${k.path}/${id}`, undefined, {}, mate), 404, 'NOT_FOUND');
+    assert.is((await call('GET', `/v1/${k.path}/${id}`)).body.data.name, k.make(40).name, `${k.path}: unchanged for its user`);
+  }
+  const opts = (await call('GET', '/v1/writing/options', undefined, {}, mate)).body.data;
+  assert.not.ok(opts.plays.some((p: { id: string }) => p.id === mine['writing-plays']), 'options list only the caller\'s plays');
+  const base = { source_mode: 'inline', channel: 'email', identity: { companyName: 'Northwind' }, target: { full_name: 'Dana W' }, dry_run: true };
+  const theirs = await call('POST', '/v1/writing-jobs', { ...base, writing: { play_source: 'personal', personal_play_id: mine['writing-plays'], cta_id: mine['writing-ctas'], subject_id: mine['writing-subjects'] } }, {}, mate);
+  assertError(theirs, 400, 'VALIDATION_ERROR', { field: 'writing.personal_play_id', issue: 'invalid_reference' });
+  assertError(theirs, 400, 'VALIDATION_ERROR', { field: 'writing.cta_id', issue: 'invalid_reference' });
+  // Identities: the organization reads them; only their user changes or deletes them.
+  const made = await call('POST', '/v1/identities', IDENTITY);
+  const idn = made.body.data.id;
+  const etag = made.headers.get('etag')!;
+  const read = await call('GET', `/v1/identities/${idn}`, undefined, {}, mate);
+  assert.is(read.status, 200);
+  assert.ok((await call('GET', '/v1/identities?page_size=100', undefined, {}, mate)).body.data.some((i: { id: string }) => i.id === idn));
+  assertError(await call('PATCH', `/v1/identities/${idn}`, { versionName: 'theirs' }, {}, mate), 403, 'FORBIDDEN', { field: 'id', issue: 'forbidden' });
+  assertError(await call('PUT', `/v1/identities/${idn}`, IDENTITY, { 'If-Match': etag }, mate), 403, 'FORBIDDEN', { field: 'id', issue: 'forbidden' });
+  assertError(await call('DELETE', `/v1/identities/${idn}`, undefined, {}, mate), 403, 'FORBIDDEN', { field: 'id', issue: 'forbidden' });
+  const after = await call('GET', `/v1/identities/${idn}`);
+  assert.is(after.body.data.versionName, 'Q4', 'nothing applied');
+  assert.is(after.headers.get('etag'), etag);
+  const saved = await call('POST', '/v1/writing-jobs', { source_mode: 'saved', channel: 'email', identity_id: idn, target: { full_name: 'Dana W' }, dry_run: true }, {}, mate);
+  assert.is(saved.status, 200, JSON.stringify(saved.body));
+  assert.is((await call('PATCH', `/v1/identities/${idn}`, { versionName: 'Q5' })).status, 200, 'its user changes it');
+});
+
+t('caps: records per user and per organization, each kind apart (429 QUOTA_EXCEEDED with limit and count, nothing written; concurrent creates never pass a cap); an identity past BINTEL_IDENTITY_MAX_BYTES is 413 on create and change', async () => {
+  const capped = await startHarness({ BINTEL_RATE_LIMIT_PER_MIN: '100000', BINTEL_WRITING_MAX_PER_USER: '3', BINTEL_WRITING_MAX_PER_ORG: '5', BINTEL_IDENTITIES_MAX_PER_USER: '1', BINTEL_IDENTITIES_MAX_PER_ORG: '2', BINTEL_IDENTITY_MAX_BYTES: '1500' });
+  try {
+    const o = await withOrg(capped, {});
+    const u2 = (await capped.key({ org: o.org, user: 'u2' })).secret;
+    const u3 = (await capped.key({ org: o.org, user: 'u3' })).secret;
+    const c = (method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) => capped.call(method, path, { secret: key, body, headers });
+    const quota = (res: { status: number; body: any; headers: Headers }, field: string, limit: number, current: number, per: string) => {
+      assertError(res, 429, 'QUOTA_EXCEEDED', { field, issue: 'quota_exceeded' });
+      assert.equal(res.body.error.details[0].expected, { limit, current, per });
+    };
+    const play = KINDS[0].make;
+    const count = async (key: string, path = 'writing-plays') => (await c('GET', `/v1/${path}`, key)).body.meta.total_count as number;
+    quota(await c('POST', '/v1/writing-plays', o.secret, { plays: [play(1), play(2), play(3), play(4)] }), 'plays', 3, 0, 'user');
+    assert.is(await count(o.secret), 0, 'a refused bulk writes nothing');
+    for (let i = 0; i < 3; i++) assert.is((await c('POST', '/v1/writing-plays', o.secret, play(i))).status, 201);
+    quota(await c('POST', '/v1/writing-plays', o.secret, play(9)), 'writing-plays', 3, 3, 'user');
+    // Another kind has its own count.
+    assert.is((await c('POST', '/v1/writing-ctas', o.secret, KINDS[1].make(1))).status, 201);
+    for (let i = 0; i < 2; i++) assert.is((await c('POST', '/v1/writing-plays', u2, play(i))).status, 201);
+    quota(await c('POST', '/v1/writing-plays', u3, play(9)), 'writing-plays', 5, 5, 'organization');
+    // A delete frees a place, taken once.
+    const first = (await c('GET', '/v1/writing-plays', o.secret)).body.data[0].id;
+    assert.is((await c('DELETE', `/v1/writing-plays/${first}`, o.secret)).status, 200);
+    const race = await Promise.all([u2, u3, u2, u3].map((k, i) => c('POST', '/v1/writing-plays', k, play(20 + i))));
+    assert.is(race.filter((r) => r.status === 201).length, 1, JSON.stringify(race.map((r) => r.status)));
+    assert.is((await count(o.secret)) + (await count(u2)) + (await count(u3)), 5);
+    // Property: from empty, concurrent single and bulk creates by three users never pass a cap, and what is stored is what was answered 201.
+    const o2 = await withOrg(capped, { user: 'a' });
+    const users = [o2.secret, (await capped.key({ org: o2.org, user: 'b' })).secret, (await capped.key({ org: o2.org, user: 'c' })).secret];
+    const bulkAndSingles = await Promise.all(Array.from({ length: 15 }, (_, i) => c('POST', '/v1/writing-plays', users[i % 3], i % 4 === 0 ? { plays: [play(i), play(i + 100)] } : play(i))));
+    const created = bulkAndSingles.reduce((n, r) => n + (r.status === 201 ? (Array.isArray(r.body.data) ? r.body.data.length : 1) : 0), 0);
+    for (const r of bulkAndSingles) if (r.status !== 201) assertError(r, 429, 'QUOTA_EXCEEDED', { issue: 'quota_exceeded' });
+    const stored = await Promise.all(users.map((k) => count(k)));
+    assert.ok(stored.every((n) => n <= 3), `per user: ${stored}`);
+    assert.is(stored.reduce((a, b) => a + b, 0), created);
+    assert.ok(created >= 1 && created <= 5, `never past the organization's cap: ${created}`);
+    // Identities: their own caps and a size bound.
+    const small = { companyName: 'Small Co' };
+    const idn = await c('POST', '/v1/identities', o.secret, small);
+    assert.is(idn.status, 201, JSON.stringify(idn.body));
+    quota(await c('POST', '/v1/identities', o.secret, small), 'identities', 1, 1, 'user');
+    const big = { companyName: 'Big Co', painPoints: Array.from({ length: 40 }, (_, i) => `A long pain point number ${i} that takes room`) };
+    assertError(await c('POST', '/v1/identities', u2, big), 413, 'PAYLOAD_TOO_LARGE', { field: 'body', issue: 'too_large' });
+    assert.is(await count(u2, 'identities'), 1, 'nothing written');
+    assertError(await c('PATCH', `/v1/identities/${idn.body.data.id}`, o.secret, { painPoints: big.painPoints }, { 'If-Match': idn.headers.get('etag')! }), 413, 'PAYLOAD_TOO_LARGE', { field: 'body', issue: 'too_large' });
+    assert.equal((await c('GET', `/v1/identities/${idn.body.data.id}`, o.secret)).body.data.painPoints, undefined, 'nothing applied');
+    assert.is((await c('POST', '/v1/identities', u2, small)).status, 201);
+    quota(await c('POST', '/v1/identities', u3, small), 'identities', 2, 2, 'organization');
+  } finally {
+    await capped.close();
+  }
+});
+
 t('test keys get 403 on every writing route', async () => {
   const test = await h.key({ org, key_type: 'test' });
   const routes: [string, string][] = [
