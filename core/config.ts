@@ -90,6 +90,8 @@ export interface Config {
   readonly logLevel: string;
   /** Requests per minute per user of an organization (all its keys and tokens; every authenticated call, dry runs included). */
   readonly rateLimitPerMinute: number;
+  /** BINTEL_CORS_ORIGINS: browser origins allowed to call the API (CORS); empty: no CORS headers at all. */
+  readonly corsOrigins: readonly string[];
   /** Active child keys one user may have, whichever of its root keys made them (POST /v1/api-keys beyond: 429 QUOTA_EXCEEDED). */
   readonly maxChildKeys: number;
   /** Active keys (root and child) of one organization: a child key beyond is 429 QUOTA_EXCEEDED. */
@@ -201,6 +203,26 @@ export function parseClusterNodes(raw: string | undefined): { host: string; port
     const port = Number(url.port || 6379);
     if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError(`REDIS_CLUSTER_NODES: "${s}" is not host:port`);
     return { host: url.hostname.replace(/^\[|\]$/g, ''), port };
+  });
+}
+
+/**
+ * BINTEL_CORS_ORIGINS: comma-separated origins (`scheme://host[:port]`, as a browser sends them in
+ * `Origin`; a trailing slash is dropped); empty or unset: none. A wildcard, a path, a query or a
+ * scheme other than http(s) is a configuration error: the list names exactly who may call.
+ */
+export function parseCorsOrigins(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((part) => part.trim()).filter(Boolean).map((s) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(s);
+    } catch {
+      // reported below
+    }
+    const origin = url && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : null;
+    if (!origin || origin === 'null' || s.replace(/\/$/, '').toLowerCase() !== origin) throw new ConfigError(`BINTEL_CORS_ORIGINS: "${s}" is not an origin (scheme://host[:port], e.g. https://app.example.com; no wildcard, path or query)`);
+    return origin;
   });
 }
 
@@ -329,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     esPort: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitPerMinute: positive('BINTEL_RATE_LIMIT_PER_MIN', 600),
+    corsOrigins: parseCorsOrigins(env.BINTEL_CORS_ORIGINS),
     maxChildKeys: positive('BINTEL_MAX_CHILD_KEYS', CONFIG_DEFAULTS.maxChildKeys),
     maxOrgKeys: positive('BINTEL_MAX_ORG_KEYS', CONFIG_DEFAULTS.maxOrgKeys),
     maxKeyCreationsPerDay: positive('BINTEL_MAX_KEY_CREATIONS_PER_DAY', CONFIG_DEFAULTS.maxKeyCreationsPerDay),

@@ -72,11 +72,15 @@ export const GENERATED_SECTIONS: Record<string, () => string> = {
   'export-columns': exportColumnsReference,
 };
 
-/** Rewrites every generated section `doc` holds; `sections` names them (none: `doc` unchanged). */
-export function regenerateSections(doc: string): { text: string; sections: string[] } {
+/**
+ * Rewrites every generated section `doc` holds; `sections` names them (none: `doc` unchanged).
+ * `from`: the sections to look for (default: those rendered from the entity definitions alone;
+ * `bintel docs` adds the consumer's reference, server/openapi/reference.ts).
+ */
+export function regenerateSections(doc: string, from: Record<string, () => string> = GENERATED_SECTIONS): { text: string; sections: string[] } {
   let text = doc;
   const sections: string[] = [];
-  for (const [name, render] of Object.entries(GENERATED_SECTIONS)) {
+  for (const [name, render] of Object.entries(from)) {
     if (!text.includes(`<!-- ${name}:start -->`)) continue;
     text = replaceSection(text, name, render());
     sections.push(name);

@@ -1,5 +1,5 @@
 /**
- * The Koa application: envelope → public routes → auth → rate limit → body parsing →
+ * The Koa application: envelope → CORS (when origins are listed) → public routes → auth → rate limit → body parsing →
  * authenticated routes → 404 in the envelope. The body is read only once the caller is known:
  * without a valid key a request is 401 whatever its body (never parsed, so never 400 or 413).
  */
@@ -10,6 +10,7 @@ import Koa, { type Context, type Middleware, type Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Services } from './context.ts';
 import { envelope } from './middleware/envelope.ts';
+import { cors } from './middleware/cors.ts';
 import { authenticate } from './middleware/auth.ts';
 import { bodyOf, checkBodyDepth } from './validate.ts';
 import { accountRoutes, healthRoutes } from './routes/account.ts';
@@ -68,6 +69,7 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(envelope(services.log));
+  app.use(cors(services.config.corsOrigins));
   for (const factory of PUBLIC) app.use(factory(services).routes());
   const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));
   const access: Middleware = opts.access ?? authenticate(services);

@@ -32,8 +32,8 @@ function fromHttpError(err: { status?: number; expose?: boolean; message?: strin
 /** The outermost middleware: request id, timing log line, error envelope. */
 /**
  * Headers on every answer: no content sniffing, no framing (the docs page included), no referrer,
- * nothing cached by shared caches (answers depend on the key). No CORS headers: browsers on other
- * origins cannot call the API with a key unless an operator puts a proxy in front that allows it.
+ * nothing cached by shared caches (answers depend on the key). CORS headers only for the origins
+ * an operator lists (middleware/cors.ts).
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'X-Content-Type-Options': 'nosniff',

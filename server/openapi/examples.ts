@@ -20,6 +20,15 @@ const BY_NAME: Record<string, unknown> = {
   request_id: 'req_0123456789abcdef', message: 'The request is invalid', field: 'page_size', issue: 'out_of_range', expected: '1 to 500',
   subject: 'Cut renewal costs for Contoso Manufacturing', body: 'Hi Dana,\n\nA short idea for Contoso Manufacturing.\n\nBest,\nSam Reyes', body_html: '<p>Hi Dana,</p>\n<p>A short idea for Contoso Manufacturing.</p>\n<p>Best,<br>Sam Reyes</p>',
   content: 'Hi Dana, I help manufacturing teams like Contoso cut renewal costs. Would be great to connect. Sam', text: 'Your renewal, benchmarked', companyName: 'Northwind Benefits', versionName: 'Q4',
+  dba_name: 'Contoso', admin_email: 'benefits@contoso.example', company_linkedin: 'https://www.linkedin.com/company/contoso-manufacturing',
+  broker_linkedin: 'https://www.linkedin.com/company/marsh-mclennan-agency', person_linkedin_url: 'https://www.linkedin.com/in/dana-whitfield',
+  total_premiums: 1_850_000, broker_commissions: 74_000, total_commissions: 2_350_000, plan_assets_401k: 12_400_000, total_clients: 140, client_count: 140, total_offices: 12,
+  participant_growth: 3.2, commission_growth: 6.5, broker_commission_growth_pct: 6.5,
+  employee_band: '201-500', premium_tier: '1M-5M', asset_tier_401k: '5M-25M', relationship_density: '2-3', client_count_band: '51-200', commission_tier: '2M-10M',
+  brokerage_class: 'national player', funding_by_benefit: 'Medical: Fully Insured', carriers: 'Anthem Blue Cross', employee_coverage: '201-500', industry_coverage: 'Machine Shops',
+  broker_office_id: 'bof_5d21a0', broker_office_ids: 'bof_5d21a0', primary_broker_office_id: 'bof_5d21a0', primary_broker_office: 'Marsh McLennan Agency - Dayton',
+  primary_broker: 'Marsh McLennan Agency', brokers: 'Marsh McLennan Agency', broker_codes: 'insurance agent or broker', last_updated_at: '2026-07-31',
+  source_filings: 'form5500:F_5500:2024:20250612093512NAL0012345678001:F_5500_2024_Latest.csv', signals: 'broker_change', tags: 'q3-outreach', retrieved_at: '2026-11-20T06:00:00.000Z',
   day: '2026-11-23', from: '2026-10-25', to: '2026-11-23', channel: 'email', operation: 'generate', model: 'deterministic', provider: 'bintel', secret_prefix: 'bk_live_8Hq2',
 };
 

@@ -1,6 +1,7 @@
 /**
  * The dated changelog: GET /v1/changelog serves CHANGELOG.md as JSON without a key; the version
  * in package.json, the OpenAPI document's info and the newest changelog entry agree; the
+ * version is a release version (MAJOR.MINOR.PATCH) and the client package has it too; the
  * behaviour changes the spec records are all there; the OpenAPI info links to it.
  */
 import { suite } from 'uvu';
@@ -39,6 +40,9 @@ t('package.json, the OpenAPI info and the newest changelog entry name the same v
   const [newest] = parseChangelog(await readFile(new URL('../../CHANGELOG.md', import.meta.url), 'utf8'));
   assert.is(doc.info.version, pkg.version);
   assert.is(newest.version, pkg.version);
+  assert.match(pkg.version, /^\d+\.\d+\.\d+$/, `${pkg.version} is a release version (MAJOR.MINOR.PATCH), not a pre-release or phase name`);
+  const client = JSON.parse(await readFile(new URL('../../client/package.json', import.meta.url), 'utf8')) as { version: string };
+  assert.is(client.version, pkg.version, 'client/package.json has the version of the API it was generated from');
   assert.is(doc.info['x-changelog'], '/v1/changelog');
   assert.match(doc.info.description, '/v1/changelog');
 });

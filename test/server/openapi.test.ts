@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document: served without a key, version 1.0.0-internal-phase-1; every route the
+ * The OpenAPI document: served without a key, version 1.0.0; every route the
  * routers register is in the document and the document names no route the server lacks; every
  * allowlisted query parameter is a parameter; it passes `redocly lint` (recommended rules);
  * every example (request bodies, success and error responses) validates against its own schema.
@@ -57,9 +57,9 @@ function registered(routers: Router[]): string[] {
   return [...out].sort();
 }
 
-t('served without a key, OpenAPI 3.1, version 1.0.0-internal-phase-1, bearer scheme', () => {
+t('served without a key, OpenAPI 3.1, version 1.0.0, bearer scheme', () => {
   assert.is(doc.openapi, '3.1.0');
-  assert.is(doc.info.version, '1.0.0-internal-phase-1');
+  assert.is(doc.info.version, '1.0.0');
   assert.equal(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
 });
 
