@@ -22,7 +22,7 @@ const security = (access: Access) => {
 };
 
 const accessText = (access: Access): string =>
-  ({ public: 'No key needed.', key: 'Any key (test keys read sandbox data).', live: 'Any live key.', scope: `Scope \`${access.kind === 'scope' ? access.scope : ''}\`.` })[access.kind];
+  ({ public: 'No key needed.', key: 'Any key (test keys read sandbox data).', live: 'Any live key.', scope: access.kind === 'scope' ? `Scope \`${access.scope}\`${access.root ? ', or a root API key whatever its scopes' : ''}.` : '' })[access.kind];
 
 /** `getCompaniesById`, `postApiKeysByKeyIdRotate`. */
 function operationId(op: Operation): string {

@@ -41,7 +41,8 @@ import { IDEMPOTENCY_KEY_PATTERN } from '../validate.ts';
 import { CONFIG_DEFAULTS } from '../../core/config.ts';
 
 /** Who may call: nobody needs a key, any key, any live key, or a key holding a scope. */
-export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | { kind: 'scope'; scope: string };
+/** Who may call an operation; `root`: a root API key may, whatever its scopes (child keys and tokens need the scope). */
+export type Access = { kind: 'public' } | { kind: 'key' } | { kind: 'live' } | { kind: 'scope'; scope: string; root?: true };
 
 /** One operation of the document. */
 export interface Operation {
@@ -309,10 +310,10 @@ function lookalikeOperations(): Operation[] {
   ];
 }
 
-/** Bug reports and review flags (server/routes/feedback.ts): live keys with feedback:read / feedback:write, 0 credits. */
+/** Bug reports and review flags (server/routes/feedback.ts): live root keys, or live keys and tokens with feedback:read / feedback:write, 0 credits. */
 function feedbackOperations(): Operation[] {
-  const reads = scope('feedback:read');
-  const writes = scope('feedback:write');
+  const reads: Access = { kind: 'scope', scope: 'feedback:read', root: true };
+  const writes: Access = { kind: 'scope', scope: 'feedback:write', root: true };
   const capped = `An organization holds at most BINTEL_FEEDBACK_MAX_OPEN (default 1,000) open records of each kind, one user BINTEL_FEEDBACK_MAX_OPEN_PER_USER (default ${CONFIG_DEFAULTS.records.feedbackMaxOpenPerUser}): 429 QUOTA_EXCEEDED beyond, until an operator resolves some.`;
   const common: Record<string, Schema> = {
     status: { type: 'string', enum: [...FEEDBACK_STATUSES] },
@@ -343,14 +344,14 @@ function feedbackOperations(): Operation[] {
   const listing = pagedParameters('Records', { properties: { status: { type: 'string', enum: [...FEEDBACK_STATUSES] } }, about: { status: 'Only records in this state.' } });
   const idem = 'Idempotency-Key: a repeat with the same body answers the first record (200, meta.idempotency_reused); with another body 409.';
   const ops: Operation[] = [
-    { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live keys holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: writes, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
+    { method: 'post', path: '/v1/reports', tag: 'feedback', summary: 'File a bug report (201)', description: `Live root keys, or keys and tokens holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: writes, body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } }, success: { data: report, created: true }, errors: [...BODY, 409] },
     { method: 'get', path: '/v1/reports', tag: 'feedback', summary: 'The reports the caller filed, newest first', access: reads, parameters: listing, success: { data: array(report), meta: ref('ListMeta') }, errors: [400] },
     { method: 'get', path: '/v1/reports/{id}', tag: 'feedback', summary: 'One report the caller filed, with its status', access: reads, parameters: [pathParameter('id', 'The report id (rpt_…).', { type: 'string', pattern: feedbackIdPattern('report') })], success: { data: report }, errors: [404] },
   ];
   for (const path of FLAG_PATHS) {
     const alias = path === '/v1/data-flags' ? ' (alias of /v1/review-flags)' : '';
     ops.push(
-      { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live keys holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: writes, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
+      { method: 'post', path, tag: 'feedback', summary: `Flag a field value of a row for review (201)${alias}`, description: `Live root keys, or keys and tokens holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: writes, body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } }, success: { data: flag, created: true }, errors: [...BODY, 409] },
       { method: 'get', path, tag: 'feedback', summary: `The flags the caller filed, newest first${alias}`, access: reads, parameters: listing, success: { data: array(flag), meta: ref('ListMeta') }, errors: [400] },
       { method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: `One flag the caller filed, with its status${alias}`, access: reads, parameters: [pathParameter('id', 'The flag id (flg_…).', { type: 'string', pattern: feedbackIdPattern('flag') })], success: { data: flag }, errors: [404] },
     );
