@@ -22,7 +22,8 @@ const NOT_READY = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTER
 
 /**
  * A failed command as a typed error. The server's answer (ReplyError: a wrong command, a
- * script that raised) is RejectedError, unless its code says the server is not ready. Every
+ * script that raised) is RejectedError, unless its code says the server is not ready or out of
+ * memory (OOM: maxmemory reached with `noeviction`, every write refused). Every
  * other error ioredis gives a command is its own, and all of those are about the connection:
  * closed, refused, retries per request spent, offline queue disabled, command timeout.
  */
@@ -31,6 +32,8 @@ export function translateRedisError(err: Error): Error {
   if (err instanceof ReplyError) {
     const code = err.message.split(' ', 1)[0];
     if (NOT_READY.has(code)) return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err });
+    // maxmemory reached under `noeviction`: the write is refused, nothing was written; not a bug of the request.
+    if (code === 'OOM') return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err, full: true });
     // The message is kept whole: ioredis's script runner looks for NOSCRIPT in it to reload the script.
     return new RejectedError({ service: 'redis', type: code, reason: err.message, cause: err });
   }
