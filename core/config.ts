@@ -110,6 +110,13 @@ export interface Config {
   readonly reportMaxBytes: number;
   /** Open bug reports, and apart open review flags, one organization may have (more: 429 until an operator resolves some). */
   readonly feedbackMaxOpen: number;
+  /**
+   * Port of the Prometheus `/metrics` listener of `bintel serve` and `bintel worker` (its own
+   * port, never the API's); null (BINTEL_METRICS_PORT unset): no listener. 0: any free port.
+   */
+  readonly metricsPort: number | null;
+  /** Interface the metrics listener binds (BINTEL_METRICS_HOST, default 127.0.0.1). */
+  readonly metricsHost: string;
   /** Whether a server process also runs background jobs (false: only `bintel worker` processes do). */
   readonly workerInProcess: boolean;
   /** Jobs one process runs at once. */
@@ -312,6 +319,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lookalikeCandidates: Math.min(10_000, positive('BINTEL_LOOKALIKE_CANDIDATES', 500)),
     reportMaxBytes: positive('BINTEL_REPORT_MAX_BYTES', CONFIG_DEFAULTS.reportMaxBytes),
     feedbackMaxOpen: positive('BINTEL_FEEDBACK_MAX_OPEN', 1_000),
+    metricsPort: ((raw) => {
+      if (raw === undefined || raw === '') return null;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`BINTEL_METRICS_PORT "${raw}" is not a port number`);
+      return n;
+    })(env.BINTEL_METRICS_PORT),
+    metricsHost: env.BINTEL_METRICS_HOST || '127.0.0.1',
     workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
     jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),

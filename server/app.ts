@@ -10,6 +10,7 @@ import Koa, { type Context, type Middleware, type Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Services } from './context.ts';
 import { envelope } from './middleware/envelope.ts';
+import { httpMetrics } from './metrics.ts';
 import { authenticate } from './middleware/auth.ts';
 import { bodyOf, checkBodyDepth } from './validate.ts';
 import { accountRoutes, healthRoutes } from './routes/account.ts';
@@ -67,6 +68,7 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
   const extra = opts.routes ?? [];
   const app = new Koa({ proxy: false });
   app.silent = true;
+  app.use(httpMetrics());
   app.use(envelope(services.log));
   for (const factory of PUBLIC) app.use(factory(services).routes());
   const routers = [...AUTHENTICATED, ...extra].map((factory) => factory(services));

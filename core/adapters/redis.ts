@@ -43,12 +43,40 @@ export function translateRedisError(err: Error): Error {
 /** The stream argument of `sendCommand` (a socket, or a pipeline's buffer). */
 type Stream = Parameters<Redis['sendCommand']>[1];
 
+/**
+ * Told of every command a client sends, once it is answered: the command's name (`get`,
+ * `evalsha` ...: a bounded set), its duration in ms and its error (translated) or null.
+ */
+export type RedisObserver = (command: string, ms: number, err: Error | null) => void;
+
+/** Times `command` for `observe`, once per command (a command ioredis sends again is not timed twice). */
+function observed(command: Command, observe: RedisObserver | undefined): void {
+  const marked = command as Command & { bintelObserved?: boolean };
+  if (!observe || marked.bintelObserved) return;
+  marked.bintelObserved = true;
+  const started = performance.now();
+  const { resolve, reject } = command;
+  command.resolve = (value: unknown) => {
+    observe(command.name, performance.now() - started, null);
+    resolve(value as never);
+  };
+  command.reject = (err: Error) => {
+    const typed = translateRedisError(err);
+    observe(command.name, performance.now() - started, typed);
+    reject(typed);
+  };
+}
+
 /** An ioredis client whose commands (and `connect`) fail with the typed errors only. */
 class TranslatingRedis extends Redis {
+  /** Metrics: told of every command (createRedis `observe`). */
+  observer?: RedisObserver;
+
   // `node` is an argument ioredis passes (a pipeline's target) that its typings omit.
   override sendCommand(command: Command, stream?: Stream, node?: unknown): unknown {
     const reject = command.reject;
     command.reject = (err: Error) => reject(translateRedisError(err));
+    observed(command, this.observer);
     return (super.sendCommand as (c: Command, s?: Stream, n?: unknown) => unknown).call(this, command, stream, node);
   }
 
@@ -84,6 +112,9 @@ export function clusterClientError(err: unknown): unknown {
 
 /** The same translation for ioredis' Cluster client (REDIS_CLUSTER_NODES). */
 class TranslatingCluster extends Cluster {
+  /** Metrics: told of every command (createRedis `observe`). */
+  observer?: RedisObserver;
+
   override sendCommand(command: Command, stream?: Stream, node?: unknown): unknown {
     // A redirected command (MOVED, ASK, a failover) is sent again through here: translate its
     // errors once, innermost, so the cluster's own redirection handling still sees MOVED replies.
@@ -102,6 +133,8 @@ class TranslatingCluster extends Cluster {
         (this as unknown as { refreshSlotsCache(): void }).refreshSlotsCache();
         return reject(err);
       };
+      // Outside the redirection handling above: a MOVED the cluster follows is not an error of the command.
+      observed(command, this.observer);
     }
     return (super.sendCommand as (c: Command, s?: Stream, n?: unknown) => unknown).call(this, command, stream, node);
   }
@@ -127,7 +160,7 @@ export const isCluster = (r: RedisClient): boolean => (r as unknown) instanceof 
 export type RedisTarget = { redisUrl: string; redisClusterNodes?: readonly { host: string; port: number }[] | null };
 
 /** Creates a client; `lazyConnect` so callers choose when to fail. */
-export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: number | null; connectTimeout?: number; autoPipelining?: boolean } = {}): RedisClient {
+export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: number | null; connectTimeout?: number; autoPipelining?: boolean; observe?: RedisObserver } = {}): RedisClient {
   const maxRetriesPerRequest = opts.maxRetriesPerRequest === undefined ? 2 : opts.maxRetriesPerRequest;
   const connectTimeout = opts.connectTimeout ?? 10_000;
   // Auto-pipelining: the commands one request issues in the same tick (credit debit, count
@@ -154,9 +187,10 @@ export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: 
       slotsRefreshTimeout: Math.max(1000, connectTimeout),
       redisOptions: { ...auth, connectTimeout, maxRetriesPerRequest, ...(blocking ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }) },
     });
+    cluster.observer = opts.observe;
     return cluster as unknown as RedisClient;
   }
-  return new TranslatingRedis(config.redisUrl, {
+  const client = new TranslatingRedis(config.redisUrl, {
     lazyConnect: true,
     maxRetriesPerRequest,
     connectTimeout,
@@ -166,6 +200,8 @@ export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: 
     // request; blocking clients (BullMQ workers) wait as their commands mean to.
     ...(maxRetriesPerRequest === null ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
   });
+  client.observer = opts.observe;
+  return client;
 }
 
 /**

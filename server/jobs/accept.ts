@@ -21,6 +21,7 @@ import { CLAIMED, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
 import { loadRecord } from './store.ts';
 import { release } from './settle.ts';
 import type { JobRecord, PaidJobKind, Reservation } from './kind.ts';
+import { countDebit } from '../metrics.ts';
 
 /**
  * KEYS: 1 credits, 2 usage, 3 daily rows, 4 an untouched key of the slot (the debit's receipt),
@@ -138,6 +139,7 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   if (code === CLAIMED) return repeat(services, kind, key.org, { id: String(res[1]), fingerprint: String(res[2]) }, fingerprint);
   if (code === 6) throw activeCapReached(kind.name, Number(res[1]));
   if (code !== 1) throw refused(code, Number(res[1]), plan.reserve.milli, key, kind.describe(body));
+  countDebit(plan.reserve.milli);
 
   try {
     await services.jobs.add(kind, id, plan.payload);
