@@ -60,10 +60,10 @@ function observed(command: Command, observe: RedisObserver | undefined): void {
     observe(command.name, performance.now() - started, null);
     resolve(value as never);
   };
+  // The error passes on as it came: the wrappers inside translate it (and a cluster's follow a redirection).
   command.reject = (err: Error) => {
-    const typed = translateRedisError(err);
-    observe(command.name, performance.now() - started, typed);
-    reject(typed);
+    if (!isRedirection(err)) observe(command.name, performance.now() - started, translateRedisError(err));
+    reject(err);
   };
 }
 
