@@ -9,6 +9,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
+import { startWorker, stopAll } from '../helpers/workers.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('metrics and readiness');
@@ -55,6 +56,7 @@ t.before(async () => {
   data = await loadGenerated(h, { companies: 30, personnel: 10, brokerOffices: 4, brokers: 2, seed: 77 });
 });
 t.after(async () => {
+  await stopAll();
   await h?.close();
   await data?.cleanup();
 });
@@ -163,6 +165,19 @@ t('readiness flips to 503 when Elasticsearch is unreachable, and the ES error co
   } finally {
     await dead.close();
   }
+});
+
+t('bintel worker serves its metrics too (queue depth, Redis), on BINTEL_METRICS_PORT', async () => {
+  const port = await closedPort();
+  await startWorker({ BINTEL_NAMESPACE: h.config.namespace, BINTEL_METRICS_PORT: String(port) });
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  assert.is(res.status, 200);
+  const text = await res.text();
+  assert.match(text, /bintel_jobs_queue_depth\{kind="[^"]+",state="waiting"\} \d+/);
+  assert.ok(has(text, 'bintel_jobs_finished_total'));
+  assert.ok(sample(text, 'bintel_redis_command_duration_seconds_count') > 0, 'the worker times its Redis commands');
+  assert.is((await fetch(`http://127.0.0.1:${port}/`)).status, 404, 'only /metrics');
+  await stopAll();
 });
 
 t.run();
