@@ -5,7 +5,8 @@ import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../core/config.ts';
-import { serve, startWorkers } from '../server/serve.ts';
+import { JOB_KINDS, serve, startWorkers } from '../server/serve.ts';
+import { startMetricsListener } from '../server/metrics.ts';
 import { createServices } from '../server/context.ts';
 import { guardProcess } from '../server/process-guard.ts';
 import { example, positiveWhole } from './shared.ts';
@@ -75,10 +76,12 @@ export async function workerForeground(concurrency?: number): Promise<void> {
   guardProcess(services.log);
   await services.redis.connect();
   const stopWorkers = startWorkers(services);
+  const metrics = config.metricsPort === null ? null : await startMetricsListener(services, JOB_KINDS);
   services.log.info({ namespace: config.namespace, concurrency: config.jobConcurrency }, 'bintel worker running');
   process.stdout.write(`bintel worker running (namespace ${config.namespace}, ${config.jobConcurrency} jobs at once); Ctrl-C stops it after its running jobs\n`);
   await untilStopped();
   stopWorkers();
+  await metrics?.close();
   await services.close();
 }
 

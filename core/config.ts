@@ -133,6 +133,13 @@ export interface Config {
   readonly feedbackMaxOpen: number;
   /** Per-user and per-organization caps on stored user records (more: 429 QUOTA_EXCEEDED); see CONFIG_DEFAULTS.records. */
   readonly records: RecordCaps;
+  /**
+   * Port of the Prometheus `/metrics` listener of `bintel serve` and `bintel worker` (its own
+   * port, never the API's); null (BINTEL_METRICS_PORT unset): no listener. 0: any free port.
+   */
+  readonly metricsPort: number | null;
+  /** Interface the metrics listener binds (BINTEL_METRICS_HOST, default 127.0.0.1). */
+  readonly metricsHost: string;
   /** Whether a server process also runs background jobs (false: only `bintel worker` processes do). */
   readonly workerInProcess: boolean;
   /** Jobs one process runs at once. */
@@ -380,6 +387,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       identityMaxBytes: positive('BINTEL_IDENTITY_MAX_BYTES', CONFIG_DEFAULTS.records.identityMaxBytes),
       feedbackMaxOpenPerUser: positive('BINTEL_FEEDBACK_MAX_OPEN_PER_USER', CONFIG_DEFAULTS.records.feedbackMaxOpenPerUser),
     },
+    metricsPort: ((raw) => {
+      if (raw === undefined || raw === '') return null;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`BINTEL_METRICS_PORT "${raw}" is not a port number`);
+      return n;
+    })(env.BINTEL_METRICS_PORT),
+    metricsHost: env.BINTEL_METRICS_HOST || '127.0.0.1',
     workerInProcess: flag('BINTEL_WORKER_IN_PROCESS', true),
     jobConcurrency: positive('BINTEL_JOB_CONCURRENCY', 2),
     jobLockMs: Math.max(1000, positive('BINTEL_JOB_LOCK_MS', 30_000)),

@@ -26,10 +26,13 @@ export interface AdapterErrorOptions {
 export class ServiceUnavailableError extends Error {
   override readonly name = 'ServiceUnavailableError';
   readonly service: Service;
+  /** Set when the service answers but refuses writes because its memory is full (Redis OOM under `noeviction`). */
+  readonly full: boolean;
 
-  constructor(opts: AdapterErrorOptions & { detail?: string }) {
+  constructor(opts: AdapterErrorOptions & { detail?: string; full?: boolean }) {
     super(`${SERVICE_LABELS[opts.service]} is unavailable${opts.detail ? `: ${opts.detail}` : ''}`, { cause: opts.cause });
     this.service = opts.service;
+    this.full = opts.full ?? false;
   }
 }
 

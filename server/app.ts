@@ -11,6 +11,7 @@ import { koaBody } from 'koa-body';
 import type { Services } from './context.ts';
 import { envelope } from './middleware/envelope.ts';
 import { cors } from './middleware/cors.ts';
+import { httpMetrics } from './metrics.ts';
 import { authenticate } from './middleware/auth.ts';
 import { bodyOf, checkBodyDepth } from './validate.ts';
 import { accountRoutes, healthRoutes } from './routes/account.ts';
@@ -68,6 +69,7 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
   const extra = opts.routes ?? [];
   const app = new Koa({ proxy: false });
   app.silent = true;
+  app.use(httpMetrics());
   app.use(envelope(services.log));
   app.use(cors(services.config.corsOrigins));
   for (const factory of PUBLIC) app.use(factory(services).routes());

@@ -20,6 +20,7 @@ import { JobWaiter } from './writing/waiter.ts';
 import { WritingStore } from './writing/store.ts';
 import { FeedbackStore } from './services/feedback.ts';
 import { JwtService } from './services/jwt.ts';
+import { observeEs, observeRedis } from './metrics.ts';
 
 export interface Services {
   config: Config;
@@ -63,9 +64,10 @@ export function createLogger(level: string, dest?: pino.DestinationStream): Logg
 export function createServices(config: Config, opts: { log?: Logger } = {}): Services {
   const log = opts.log ?? createLogger(config.logLevel);
   // Every Elasticsearch request of the API has a deadline (BINTEL_ES_TIMEOUT_MS): past it the call is 503.
-  const es = createEs(config, { requestTimeout: config.esTimeoutMs });
-  const esSearch = createEsSearch(config.esNodes, { requestTimeout: config.esTimeoutMs });
-  const redis = createRedis(config);
+  // Every Elasticsearch request and Redis command of the API is timed for /metrics (metrics.ts).
+  const es = createEs(config, { requestTimeout: config.esTimeoutMs, observe: observeEs });
+  const esSearch = createEsSearch(config.esNodes, { requestTimeout: config.esTimeoutMs, observe: observeEs });
+  const redis = createRedis(config, { observe: observeRedis });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
   const rk = redisKeys(config.namespace);
   const services: Services = {

@@ -12,11 +12,14 @@ import { exportJobKind } from './read/export-job.ts';
 import { sweep } from './jobs/sweeper.ts';
 import { writingJobKind } from './writing/jobs.ts';
 import type { ErrorCode, IssueCode } from './errors.ts';
+import { startMetricsListener } from './metrics.ts';
 
 export interface Running {
   server: Server;
   services: Services;
   url: string;
+  /** The Prometheus endpoint (its own port), when BINTEL_METRICS_PORT is set. */
+  metricsUrl: string | null;
   close: () => Promise<void>;
 }
 
@@ -43,12 +46,14 @@ export async function serve(config: Config, opts: { port?: number; host?: string
   server.on('clientError', answerClientError);
   // Background jobs run here too unless config.workerInProcess is off (then `bintel worker` runs them).
   const stopWorkers = config.workerInProcess ? startWorkers(services) : null;
+  const metrics = config.metricsPort === null ? null : await startMetricsListener(services, JOB_KINDS);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     server,
     services,
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    metricsUrl: metrics?.url ?? null,
     close: async () => {
       // Stop accepting; idle keep-alive connections close now, in-flight requests get up to
       // BINTEL_SHUTDOWN_MS to finish, then what is left is cut.
@@ -58,6 +63,7 @@ export async function serve(config: Config, opts: { port?: number; host?: string
       await Promise.race([drained, bound]);
       server.closeAllConnections?.();
       stopWorkers?.();
+      await metrics?.close();
       await services.close();
     },
   };

@@ -251,7 +251,8 @@ live('GET /v1/health with a dependency down: 503 SERVICE_UNAVAILABLE naming it',
     const res = await callWithDead(dead, '/v1/health');
     assert.is(res.status, 503, field);
     assert.is(res.body.error.code, 'SERVICE_UNAVAILABLE');
-    assert.equal(res.body.error.details, [{ field, issue: 'unreachable' }]);
+    // This namespace has no data loaded: with Elasticsearch up its missing aliases (index.<resource>) are named too.
+    assert.equal(res.body.error.details.filter((d) => !d.field.startsWith('index.')), [{ field, issue: 'unreachable' }]);
   }
 });
 

@@ -12,6 +12,7 @@ import { Pool } from 'undici';
 import type { estypes } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../errors.ts';
 import { fromAnswer } from './es-errors.ts';
+import type { EsObserver } from './es.ts';
 
 export interface EsSearch {
   search<T>(index: string, body: Record<string, unknown>): Promise<estypes.SearchResponse<T>>;
@@ -46,7 +47,7 @@ interface Node {
  * Creates the lean search path for the cluster at `esUrl` (one URL, or several nodes: requests
  * go round-robin, and a connection failure is retried once on the next node).
  */
-export function createEsSearch(esUrl: string | readonly string[], opts: { requestTimeout?: number } = {}): EsSearch {
+export function createEsSearch(esUrl: string | readonly string[], opts: { requestTimeout?: number; observe?: EsObserver } = {}): EsSearch {
   const timeout = opts.requestTimeout ?? 60_000;
   const nodes: Node[] = (typeof esUrl === 'string' ? [esUrl] : esUrl).map((u) => {
     const url = new URL(u);
@@ -89,9 +90,26 @@ export function createEsSearch(esUrl: string | readonly string[], opts: { reques
     }
   }
 
+  /** `send`, timed for `opts.observe` when given (metrics). */
+  const observe = opts.observe;
+  const timed = <T>(index: string, body: Record<string, unknown>, endpoint: string): Promise<T> => {
+    if (!observe) return send<T>(index, body, endpoint);
+    const started = performance.now();
+    return send<T>(index, body, endpoint).then(
+      (res) => {
+        observe(endpoint, performance.now() - started, null);
+        return res;
+      },
+      (err: unknown) => {
+        observe(endpoint, performance.now() - started, err);
+        throw err;
+      },
+    );
+  };
+
   return {
-    search: <T>(index: string, body: Record<string, unknown>) => send<estypes.SearchResponse<T>>(index, body, '_search'),
-    mget: <T>(index: string, ids: readonly string[]) => send<{ docs: MgetDoc<T>[] }>(index, { ids }, '_mget'),
+    search: <T>(index: string, body: Record<string, unknown>) => timed<estypes.SearchResponse<T>>(index, body, '_search'),
+    mget: <T>(index: string, ids: readonly string[]) => timed<{ docs: MgetDoc<T>[] }>(index, { ids }, '_mget'),
     close: () => Promise.all(nodes.map((n) => n.pool.close())).then(() => undefined),
   };
 }

@@ -26,15 +26,51 @@ class TranslatingTransport extends SniffingTransport {
   }
 }
 
-/** Creates a client for the configured cluster. */
-export function createEs(config: Pick<Config, 'esUrl'> & Partial<Pick<Config, 'esNodes'>>, opts: { maxRetries?: number; requestTimeout?: number } = {}): Es {
+/**
+ * Told of every request a client makes, once it settles: a bounded operation name (see
+ * esOperation), its duration in ms, and its error (already translated) or null.
+ */
+export type EsObserver = (operation: string, ms: number, err: unknown) => void;
+
+/**
+ * The operation of a request path, for metrics: its first `_` segment (`_search`, `_bulk`,
+ * `_doc`, `_cluster`, `_alias` ...), or `index` for a path with none (index creation, deletion).
+ * Never an index name or an id: the set of values is bounded by Elasticsearch's API.
+ */
+export function esOperation(path: string): string {
+  const seg = path.split('/').find((s) => s.startsWith('_'));
+  return seg ? seg.replace(/[^A-Za-z0-9_]/g, '') : 'index';
+}
+
+/** The translating transport, also timing each request for `observe` when given. */
+function transportFor(observe?: EsObserver): typeof TranslatingTransport {
+  if (!observe) return TranslatingTransport;
+  return class ObservedTransport extends TranslatingTransport {
+    override request<T = unknown>(params: TransportRequestParams, options?: TransportRequestOptions): Promise<T> {
+      const started = performance.now();
+      return super.request<T>(params, options).then(
+        (res) => {
+          observe(esOperation(params.path), performance.now() - started, null);
+          return res;
+        },
+        (err: unknown) => {
+          observe(esOperation(params.path), performance.now() - started, err);
+          throw err;
+        },
+      );
+    }
+  };
+}
+
+/** Creates a client for the configured cluster (`observe`: told of every request, for metrics). */
+export function createEs(config: Pick<Config, 'esUrl'> & Partial<Pick<Config, 'esNodes'>>, opts: { maxRetries?: number; requestTimeout?: number; observe?: EsObserver } = {}): Es {
   return new Client({
     // Several nodes: the client spreads requests over them and retries a failed one on the next.
     ...(config.esNodes && config.esNodes.length > 1 ? { nodes: [...config.esNodes] } : { node: config.esUrl }),
     maxRetries: opts.maxRetries ?? 3,
     requestTimeout: opts.requestTimeout ?? 60_000,
     compression: false,
-    Transport: TranslatingTransport,
+    Transport: transportFor(opts.observe),
   });
 }
 

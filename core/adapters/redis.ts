@@ -22,7 +22,8 @@ const NOT_READY = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTER
 
 /**
  * A failed command as a typed error. The server's answer (ReplyError: a wrong command, a
- * script that raised) is RejectedError, unless its code says the server is not ready. Every
+ * script that raised) is RejectedError, unless its code says the server is not ready or out of
+ * memory (OOM: maxmemory reached with `noeviction`, every write refused). Every
  * other error ioredis gives a command is its own, and all of those are about the connection:
  * closed, refused, retries per request spent, offline queue disabled, command timeout.
  */
@@ -31,6 +32,8 @@ export function translateRedisError(err: Error): Error {
   if (err instanceof ReplyError) {
     const code = err.message.split(' ', 1)[0];
     if (NOT_READY.has(code)) return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err });
+    // maxmemory reached under `noeviction`: the write is refused, nothing was written; not a bug of the request.
+    if (code === 'OOM') return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err, full: true });
     // The message is kept whole: ioredis's script runner looks for NOSCRIPT in it to reload the script.
     return new RejectedError({ service: 'redis', type: code, reason: err.message, cause: err });
   }
@@ -40,12 +43,40 @@ export function translateRedisError(err: Error): Error {
 /** The stream argument of `sendCommand` (a socket, or a pipeline's buffer). */
 type Stream = Parameters<Redis['sendCommand']>[1];
 
+/**
+ * Told of every command a client sends, once it is answered: the command's name (`get`,
+ * `evalsha` ...: a bounded set), its duration in ms and its error (translated) or null.
+ */
+export type RedisObserver = (command: string, ms: number, err: Error | null) => void;
+
+/** Times `command` for `observe`, once per command (a command ioredis sends again is not timed twice). */
+function observed(command: Command, observe: RedisObserver | undefined): void {
+  const marked = command as Command & { bintelObserved?: boolean };
+  if (!observe || marked.bintelObserved) return;
+  marked.bintelObserved = true;
+  const started = performance.now();
+  const { resolve, reject } = command;
+  command.resolve = (value: unknown) => {
+    observe(command.name, performance.now() - started, null);
+    resolve(value as never);
+  };
+  // The error passes on as it came: the wrappers inside translate it (and a cluster's follow a redirection).
+  command.reject = (err: Error) => {
+    if (!isRedirection(err)) observe(command.name, performance.now() - started, translateRedisError(err));
+    reject(err);
+  };
+}
+
 /** An ioredis client whose commands (and `connect`) fail with the typed errors only. */
 class TranslatingRedis extends Redis {
+  /** Metrics: told of every command (createRedis `observe`). */
+  observer?: RedisObserver;
+
   // `node` is an argument ioredis passes (a pipeline's target) that its typings omit.
   override sendCommand(command: Command, stream?: Stream, node?: unknown): unknown {
     const reject = command.reject;
     command.reject = (err: Error) => reject(translateRedisError(err));
+    observed(command, this.observer);
     return (super.sendCommand as (c: Command, s?: Stream, n?: unknown) => unknown).call(this, command, stream, node);
   }
 
@@ -81,6 +112,9 @@ export function clusterClientError(err: unknown): unknown {
 
 /** The same translation for ioredis' Cluster client (REDIS_CLUSTER_NODES). */
 class TranslatingCluster extends Cluster {
+  /** Metrics: told of every command (createRedis `observe`). */
+  observer?: RedisObserver;
+
   override sendCommand(command: Command, stream?: Stream, node?: unknown): unknown {
     // A redirected command (MOVED, ASK, a failover) is sent again through here: translate its
     // errors once, innermost, so the cluster's own redirection handling still sees MOVED replies.
@@ -99,6 +133,8 @@ class TranslatingCluster extends Cluster {
         (this as unknown as { refreshSlotsCache(): void }).refreshSlotsCache();
         return reject(err);
       };
+      // Outside the redirection handling above: a MOVED the cluster follows is not an error of the command.
+      observed(command, this.observer);
     }
     return (super.sendCommand as (c: Command, s?: Stream, n?: unknown) => unknown).call(this, command, stream, node);
   }
@@ -124,7 +160,7 @@ export const isCluster = (r: RedisClient): boolean => (r as unknown) instanceof 
 export type RedisTarget = { redisUrl: string; redisClusterNodes?: readonly { host: string; port: number }[] | null };
 
 /** Creates a client; `lazyConnect` so callers choose when to fail. */
-export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: number | null; connectTimeout?: number; autoPipelining?: boolean } = {}): RedisClient {
+export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: number | null; connectTimeout?: number; autoPipelining?: boolean; observe?: RedisObserver } = {}): RedisClient {
   const maxRetriesPerRequest = opts.maxRetriesPerRequest === undefined ? 2 : opts.maxRetriesPerRequest;
   const connectTimeout = opts.connectTimeout ?? 10_000;
   // Auto-pipelining: the commands one request issues in the same tick (credit debit, count
@@ -151,9 +187,10 @@ export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: 
       slotsRefreshTimeout: Math.max(1000, connectTimeout),
       redisOptions: { ...auth, connectTimeout, maxRetriesPerRequest, ...(blocking ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }) },
     });
+    cluster.observer = opts.observe;
     return cluster as unknown as RedisClient;
   }
-  return new TranslatingRedis(config.redisUrl, {
+  const client = new TranslatingRedis(config.redisUrl, {
     lazyConnect: true,
     maxRetriesPerRequest,
     connectTimeout,
@@ -163,6 +200,8 @@ export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: 
     // request; blocking clients (BullMQ workers) wait as their commands mean to.
     ...(maxRetriesPerRequest === null ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
   });
+  client.observer = opts.observe;
+  return client;
 }
 
 /**

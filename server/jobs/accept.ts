@@ -22,6 +22,7 @@ import { loadRecord } from './store.ts';
 import { personOf } from '../services/person.ts';
 import { release } from './settle.ts';
 import type { JobRecord, PaidJobKind, Reservation } from './kind.ts';
+import { countDebit } from '../metrics.ts';
 
 /**
  * KEYS: 1 credits, 2 usage, 3 daily rows, 4 an untouched key of the slot (the debit's receipt),
@@ -151,6 +152,7 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   if (code === 6) throw activeCapReached(kind.name, Number(res[1]));
   if (code === 7) throw retainedCapReached(kind.name, Number(res[1]), Math.ceil((Number(res[2]) + ttl * 1000 - now) / 1000));
   if (code !== 1) throw refused(code, Number(res[1]), plan.reserve.milli, key, kind.describe(body));
+  countDebit(plan.reserve.milli);
 
   try {
     await services.jobs.add(kind, id, plan.payload);

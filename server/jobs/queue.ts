@@ -20,6 +20,7 @@ import type { Config } from '../../core/config.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import type { Services } from '../context.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
+import { countJob } from '../metrics.ts';
 
 /** What the queues need of the process: built before the services that job kinds use. */
 export interface QueueDeps {
@@ -91,6 +92,11 @@ export class JobQueues {
     return this.queue(kind.name).getJobState(id);
   }
 
+  /** Jobs of `kind` in the queue by state (for /metrics). */
+  async counts(kind: JobKind<unknown>): Promise<Record<string, number>> {
+    return this.queue(kind.name).getJobCounts('waiting', 'active', 'delayed', 'failed');
+  }
+
   /** Starts this process's workers for `kinds` (config.jobConcurrency jobs at once each), which run with `services`. */
   work(kinds: readonly JobKind<any>[], services: Services): void {
     const { config, log } = this.deps;
@@ -122,8 +128,10 @@ export class JobQueues {
         if (!job) return;
         const final = job.finishedOn !== undefined || job.attemptsMade >= (job.opts.attempts ?? 1);
         log.warn({ err: err.message, queue: kind.name, job: job.id, attempt: job.attemptsMade, final }, 'job failed');
+        countJob(kind.name, final ? 'failed' : 'retried');
         if (final) void kind.failed(services, job.data, err.message).catch((e: Error) => log.error({ err: e.message, queue: kind.name, job: job.id }, 'job release failed'));
       });
+      worker.on('completed', () => countJob(kind.name, 'completed'));
       worker.on('stalled', (id) => log.warn({ queue: kind.name, job: id }, 'job lease lapsed (its worker stopped); given to another worker'));
       worker.on('error', (err) => log.warn({ err: err.message, queue: kind.name }, 'worker error'));
       this.workers.push(worker);

@@ -81,7 +81,8 @@ export function envelope(log: Logger) {
 
 /**
  * The caller's view of an adapter error that escaped a route; null means 500 INTERNAL.
- * - unavailable: 503 naming the service, as the caller can only retry;
+ * - unavailable: 503 naming the service, as the caller can only retry (a Redis whose memory is
+ *   full, refusing writes: 503 saying so, Retry-After 30);
  * - a missing index or alias: 503 too. The data was never loaded (or a load is being
  *   repaired); the request was right and will work once it is, so a 500 would blame code
  *   that has no bug and a 404 would tell the caller the record does not exist;
@@ -91,6 +92,7 @@ export function envelope(log: Logger) {
 function fromAdapterError(raw: unknown): ApiError | null {
   // What the Redis Cluster client raises about its own node connections is unavailability too.
   const err = clusterClientError(raw);
+  if (err instanceof ServiceUnavailableError && err.full) return new ApiError('SERVICE_UNAVAILABLE', `${SERVICE_LABELS[err.service]} is out of memory and refuses writes; nothing was charged or written; retry later`).withHeaders({ 'Retry-After': '30' });
   if (err instanceof ServiceUnavailableError) return new ApiError('SERVICE_UNAVAILABLE', `${SERVICE_LABELS[err.service]} is unavailable; retry shortly`);
   if (err instanceof NotFoundError && err.what === 'index') return new ApiError('SERVICE_UNAVAILABLE', 'The data for this request is not loaded yet; retry once a load has finished');
   return null;

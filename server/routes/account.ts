@@ -13,6 +13,7 @@ import { ApiError, type ErrorDetail, type IssueCode } from '../errors.ts';
 import { ServiceUnavailableError } from '../../core/errors.ts';
 import { toCredits } from '../pricing.ts';
 import { publicKey } from '../services/keys.ts';
+import { readAliases } from '../index-state.ts';
 
 /** One dependency's state in the health answer; `issue` says why it is not ok. */
 interface Dependency {
@@ -42,9 +43,20 @@ async function redisState(services: Services): Promise<Dependency> {
   }
 }
 
+/** The live aliases that do not exist (none read when Elasticsearch does not answer: that is reported already). */
+async function missingAliases(services: Services): Promise<ErrorDetail[]> {
+  try {
+    const aliases = await readAliases(services.es, services.config.namespace);
+    return aliases.filter((a) => !a.index).map((a) => ({ field: `index.${a.resource}`, issue: 'not_found' as const }));
+  } catch (err) {
+    return [{ field: 'elasticsearch', issue: failed(err).issue! }];
+  }
+}
+
 /**
- * GET /v1/health (readiness): no auth; 200 when Elasticsearch and Redis answer, else 503 naming
- * the one that does not. GET /v1/health/live (liveness): 200 while the process serves, whatever
+ * GET /v1/health (readiness): no auth; 200 when Elasticsearch and Redis answer and the live alias
+ * of every resource exists, else 503 naming what is not (`elasticsearch`, `redis`,
+ * `index.<resource>`: a server with no data loaded is not ready to take traffic). GET /v1/health/live (liveness): 200 while the process serves, whatever
  * its dependencies (an orchestrator restarts a process that fails it, never one whose Redis is down).
  */
 export function healthRoutes(services: Services): Router {
@@ -62,6 +74,7 @@ export function healthRoutes(services: Services): Router {
     const details: ErrorDetail[] = [];
     if (es.issue) details.push({ field: 'elasticsearch', issue: es.issue });
     if (redis.issue) details.push({ field: 'redis', issue: redis.issue });
+    if (es.ok) details.push(...(await missingAliases(services)));
     if (details.length) throw new ApiError('SERVICE_UNAVAILABLE', `Unavailable: ${details.map((d) => d.field).join(', ')}`, details);
     ok(ctx, { status: 'ok', elasticsearch: { ok: es.ok, status: es.status }, redis: { ok: redis.ok, status: redis.status }, version: API_VERSION, ms: Math.round(performance.now() - started) });
   });

@@ -7,6 +7,7 @@
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import { crawlStepLua, type CrawlStep } from './crawl.ts';
+import { countDebit, countRefund } from '../metrics.ts';
 
 /**
  * KEYS: credits, usage, daily rows (its name ends with the UTC day), receipt. ARGV: milli, rows,
@@ -168,13 +169,16 @@ export class CreditService {
     const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), req.flag, req.stats?.key ?? req.flag, this.keys.ledger(req.org), this.keys.ledgerByTime(req.org)];
     const pairs = Object.entries(req.stats?.incr ?? {}).flat();
     const [settled, outcome] = await run.call(this.redis, ...keys, req.milli, req.rows, req.outcome, req.ttlS, req.reservation ?? '', ...pairs);
+    if (settled === 1) countRefund(req.milli);
     return { settled: settled === 1, outcome: String(outcome) };
   }
 
   /** Gives back `milli` and `rows` of an earlier debit of the key (and its person's daily rows) on `day` (see REFUND); returns the new balance. */
   async refund(req: { org: string; keyId: string; person: string; milli: number; rows: number; day: string }): Promise<number> {
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).bintelRefund;
-    return Number(await run.call(this.redis, this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), req.milli, req.rows));
+    const balance = Number(await run.call(this.redis, this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), req.milli, req.rows));
+    countRefund(req.milli);
+    return balance;
   }
 
   async balance(org: string): Promise<number> {
@@ -202,6 +206,7 @@ export class CreditService {
     const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, ...(crawl ? [crawl.start, crawl.windowS, crawl.threshold] : [0, 0, 0]), req.budget?.total_milli ?? -1, req.budget?.daily_milli ?? -1];
     const [code, value, hit] = await run.call(this.redis, ...keys, ...args);
     if (code === 3) return { outcome: 'crawl', run: Number(value) };
+    if (code === 1 && hit !== 1) countDebit(req.milli);
     return { outcome: OUTCOMES[code as 0 | 1 | 2 | 4], balance: Number(value), cacheHit: hit === 1 };
   }
 
