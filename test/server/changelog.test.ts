@@ -54,6 +54,18 @@ t('the behaviour changes the spec records are in the changelog', async () => {
   }
 });
 
+t('each release, [Unreleased] included, has at most one heading of each Keep a Changelog kind, and no internal issue numbers', async () => {
+  const text = await readFile(new URL('../../CHANGELOG.md', import.meta.url), 'utf8');
+  const KINDS = ['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security'];
+  for (const release of text.split(/^## /m).slice(1)) {
+    const name = release.split('\n')[0];
+    const headings = [...release.matchAll(/^### (.+)$/gm)].map((m) => m[1].trim());
+    for (const h of headings) assert.ok(KINDS.includes(h), `${name}: "### ${h}" is not one of ${KINDS.join(', ')}`);
+    assert.is(new Set(headings).size, headings.length, `${name}: a kind heading twice (${headings.join(', ')})`);
+  }
+  assert.not.match(text, /\bissue \d+\b/i, 'the changelog speaks to users, not of internal issue numbers');
+});
+
 t('the parser: [Unreleased] and undated headings are left out; continued lines join', () => {
   const parsed = parseChangelog('# C\n\n## [Unreleased]\n### Added\n- soon\n\n## [2.0.0] - 2027-01-02\n### Fixed\n- a fix\n  that wraps\n\n## [1.0.0] - 2026-01-01\n### Added\n- first\n');
   assert.equal(parsed, [
