@@ -20,7 +20,7 @@ export const SIGNALS: readonly SignalDef[] = Object.freeze([
   { name: 'headcount_change', category: 'change', description: 'Participants changed by more than 20% year over year' },
   { name: 'high_cost_plan', category: 'benchmarking', description: 'Premium per participant in the top decile of its industry' },
   { name: 'below_peer_growth', category: 'benchmarking', description: 'Participant growth below the industry median' },
-  { name: 'likely_to_switch', category: 'predictive', description: 'Model-predicted broker or carrier switch at next renewal' },
+  { name: 'likely_to_switch', category: 'predictive', description: 'A broker or carrier switch is likely at the next renewal: in the renewal window, with a broker change, a carrier change or a high-cost plan (a rule over the filings, not a model)' },
   { name: 'renewal_window', category: 'predictive', description: 'Renewal within the next 120 days' },
 ]);
 
