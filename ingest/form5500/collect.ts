@@ -15,7 +15,7 @@ import type { Dataset } from './datasets.ts';
 import { SCH_A_BENEFITS, SCH_A_PENSION, SCH_A_WELFARE_OTHER } from './datasets.ts';
 import { STATE_CODES } from '../../mappings/reference.ts';
 import type { Facts } from './read.ts';
-import { resolveBrokers, type BrokerLine } from './broker-resolution.ts';
+import { resolveBrokerLines, type BrokerLine } from './broker-resolution.ts';
 import { zip5 } from './resolve.ts';
 import { lateFiler } from './signals.ts';
 
@@ -181,8 +181,10 @@ const own = (s: string): string => (s.length < 13 ? s : (` ${s}`).slice(1));
 /** Strings by id, each stored once. */
 export class Interner {
   private ids = new Map<string, number>();
+  private sealed = false;
   readonly list: string[] = [];
   id(s: string): number {
+    if (this.sealed) throw new Error('strings sealed: no string is added after reading ends');
     let i = this.ids.get(s);
     if (i === undefined) {
       i = this.list.length;
@@ -191,6 +193,18 @@ export class Interner {
       this.ids.set(o, i);
     }
     return i;
+  }
+  /** Forgets strings no id will be asked for again (their ids read as ''). */
+  drop(ids: Iterable<number>): void {
+    for (const i of ids) {
+      if (this.ids.get(this.list[i]) === i) this.ids.delete(this.list[i]);
+      this.list[i] = '';
+    }
+  }
+  /** No string is added any more: the lookup by string goes (the list stays). */
+  seal(): void {
+    this.ids = new Map();
+    this.sealed = true;
   }
 }
 
@@ -739,6 +753,7 @@ export class Collected {
     this.seenLines = null;
     this.oddSeenLines.clear();
     this.resolveLines();
+    this.strings.seal();
     this.orphans.clear();
     this.flush();
   }
@@ -750,19 +765,18 @@ export class Collected {
    * of its own (the agent's name in the agent's city), and becomes a contact at that office.
    */
   private resolveLines(): void {
-    const distinct = new Map<number, number>();
-    for (let i = 0; i < this.nLines; i++) if (!distinct.has(this.lineRaw[i])) distinct.set(this.lineRaw[i], distinct.size);
-    const raws = [...distinct.keys()];
-    const lines: BrokerLine[] = raws.map((id) => {
-      const [name, address1, address2, city, state, zip] = this.strings.list[id].split(RAW_SEP);
+    // The distinct lines by their string id (lineRaw), numbered in order of first sight.
+    const distinctOf = new Int32Array(this.strings.list.length).fill(-1);
+    const raws: number[] = [];
+    for (let i = 0; i < this.nLines; i++) if (distinctOf[this.lineRaw[i]] < 0) distinctOf[this.lineRaw[i]] = raws.push(this.lineRaw[i]) - 1;
+    const lineAt = (k: number): BrokerLine => {
+      const [name, address1, address2, city, state, zip] = this.strings.list[raws[k]].split(RAW_SEP);
       return { name, address1, address2, city, state, zip };
-    });
-    const resolved = resolveBrokers(lines);
+    };
     const firm = new Int32Array(raws.length);
     const office = new Int32Array(raws.length);
     const agent = new Int32Array(raws.length);
-    resolved.forEach((r, k) => {
-      const l = lines[k];
+    resolveBrokerLines(raws.length, lineAt, (k, r, l) => {
       firm[k] = office[k] = agent[k] = -1;
       if (r.kind === 'placeholder' || (!r.firm && r.kind === 'firm')) return;
       let fk = r.firm;
@@ -779,13 +793,16 @@ export class Collected {
       office[k] = ok === null ? -1 : this.strings.id(ok);
     });
     for (let i = 0; i < this.nLines; i++) {
-      const k = distinct.get(this.lineRaw[i]) as number;
+      const k = distinctOf[this.lineRaw[i]];
       this.lineFirm[i] = firm[k];
       this.lineOffice[i] = office[k];
       this.lineAgent[i] = agent[k];
       if (firm[k] < 0) this.counts.placeholderLines++;
       if (agent[k] >= 0) this.counts.agentLines++;
     }
+    // The lines as filed are read by nothing else (their text holds RAW_SEP: no other string is one of them).
+    this.strings.drop(raws);
+    this.lineRaw = new Int32Array(0);
   }
 
   /** The carrier names (string ids) of a slot's contracts, in file order. */
