@@ -14,6 +14,7 @@ import { BROKER_CODES } from './datasets.ts';
 import { ROLE } from './plans.ts';
 import { foldText } from '../../mappings/normalize.ts';
 import { splitPersonName, stableId } from './resolve.ts';
+import { DocSpill } from './spill.ts';
 
 interface Figures {
   paid: number;
@@ -53,10 +54,11 @@ export interface SponsorBrokers {
 }
 
 export interface BrokerSide {
-  firms: Doc[];
-  offices: Doc[];
+  /** Firm and office rows, on disk until the load takes them. */
+  firms: DocSpill;
+  offices: DocSpill;
   /** Individual agents named on Part I lines: broker contacts (role Agent) at their office. */
-  agents: Doc[];
+  agents: DocSpill;
   /** What the companies need from the broker side, for a sponsor's filings of one plan year. */
   sponsorBrokers: (slots: readonly number[]) => SponsorBrokers | undefined;
   counts: { firmOnlyLines: number; agents: number };
@@ -133,11 +135,11 @@ export function buildBrokers(c: Collected, role: Uint8Array): BrokerSide {
   const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
   const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order, role);
   const agents = agentDocs(c, order, role);
-  return { firms: firmDocs, offices: officeDocs, agents, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines, agents: agents.length } };
+  return { firms: firmDocs, offices: officeDocs, agents, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines, agents: agents.count } };
 }
 
 /** One broker contact per agent name and office, from the lines of the clients' latest filings. */
-function agentDocs(c: Collected, order: Int32Array, role: Uint8Array): Doc[] {
+function agentDocs(c: Collected, order: Int32Array, role: Uint8Array): DocSpill {
   const out = new Map<string, Doc>();
   const strings = c.strings.list;
   for (let k = 0; k < order.length; k++) {
@@ -160,14 +162,16 @@ function agentDocs(c: Collected, order: Int32Array, role: Uint8Array): Doc[] {
       source_record: `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}`,
     });
   }
-  return [...out.values()];
+  const spill = c.adopt(new DocSpill());
+  for (const d of out.values()) spill.add(d);
+  return spill;
 }
 
 /**
  * Firm and office rows from the lines in slot order. A function of its own so that no closure
  * kept for the companies (sponsorBrokersOf's) holds the groups alive.
  */
-function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDocs: Doc[]; officeDocs: Doc[]; firmOnlyLines: number } {
+function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDocs: DocSpill; officeDocs: DocSpill; firmOnlyLines: number } {
   const firms = new Map<number, Group>();
   const offices = new Map<number, OfficeGroup>();
   const strings = c.strings.list;
@@ -205,9 +209,16 @@ function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDo
   const officesOf = new Map<string, OfficeGroup[]>();
   for (const o of offices.values()) (officesOf.get(o.firm) ?? officesOf.set(o.firm, []).get(o.firm))?.push(o);
 
-  const firmDocs = [...firms.values()].map((g) => firmDoc(g, officesOf.get(g.key) ?? [], strings));
-  const names = new Map([...firms.values()].map((g, i) => [g.key, String(firmDocs[i].broker_name)]));
-  const officeDocs = [...offices.values()].map((o) => officeDoc(o, names.get(o.firm) ?? displayName(o.names, strings), officesOf.get(o.firm) ?? []));
+  // Written out as they are made: the groups are the working set, not the documents.
+  const firmDocs = c.adopt(new DocSpill());
+  const names = new Map<string, string>();
+  for (const g of firms.values()) {
+    const doc = firmDoc(g, officesOf.get(g.key) ?? [], strings);
+    names.set(g.key, String(doc.broker_name));
+    firmDocs.add(doc);
+  }
+  const officeDocs = c.adopt(new DocSpill());
+  for (const o of offices.values()) officeDocs.add(officeDoc(o, names.get(o.firm) ?? displayName(o.names, strings), officesOf.get(o.firm) ?? []));
   return { firmDocs, officeDocs, firmOnlyLines };
 }
 

@@ -18,6 +18,7 @@ import type { Facts } from './read.ts';
 import { resolveBrokerLines, type BrokerLine } from './broker-resolution.ts';
 import { zip5 } from './resolve.ts';
 import { lateFiler } from './signals.ts';
+import { collectGarbage } from '../memory.ts';
 
 export interface Filing {
   ack: string;
@@ -278,7 +279,7 @@ export function ackNumber(ack: string): number {
   return (h1 >>> 0) * 2097152 + ((h2 >>> 0) & 0x1fffff);
 }
 
-type Column = Float64Array | Int32Array;
+type Column = Float64Array | Int32Array | Int16Array | Uint16Array | Int8Array;
 
 /** Indices 0..count-1 grouped by their slot (in index order within a slot), and where each slot's group starts. */
 export function bySlot(slots: number, count: number, slotOf: Int32Array): { order: Int32Array; start: Int32Array } {
@@ -337,8 +338,8 @@ export class Collected {
   /** Kept filings (slots). */
   n = 0;
   /** Plan year, and the year of the file the filing came in. */
-  year = new Int32Array(1024);
-  fileYear = new Int32Array(1024);
+  year = new Int16Array(1024);
+  fileYear = new Int16Array(1024);
   /** The file's name (string id). */
   file = new Int32Array(1024);
   ein = new Int32Array(1024);
@@ -347,8 +348,8 @@ export class Collected {
   received = new Int32Array(1024);
   flags = new Int32Array(1024);
   /** Benefit bits from the welfare codes, and from Schedule A. */
-  codeBenefits = new Int32Array(1024);
-  contractBenefits = new Int32Array(1024);
+  codeBenefits = new Uint16Array(1024);
+  contractBenefits = new Uint16Array(1024);
   business = new Int32Array(1024);
   /** Line 5 participants at the beginning of the year, and active participants (NaN: unknown). */
   participants = new Float64Array(1024);
@@ -401,8 +402,8 @@ export class Collected {
   linePaid = new Float64Array(1024);
   linePremium = new Float64Array(1024);
   lineCarrier = new Int32Array(1024);
-  lineKind = new Int32Array(1024);
-  lineCode = new Int32Array(1024);
+  lineKind = new Int8Array(1024);
+  lineCode = new Int8Array(1024);
   /** Part I rows seen (slot, FORM_ID, ROW_ORDER), to read each once. */
   private seenLines: NumTable | null = new NumTable();
   private oddSeenLines = new Set<string>();
@@ -424,6 +425,7 @@ export class Collected {
   private contractKind = new Int32Array(1024);
   private orphans = new Set<string>();
   private fd: number;
+  private adopted: { close: () => void }[] = [];
   private spillPos = 0;
   private spillBuf: string[] = [];
   private spillBytes = 0;
@@ -436,11 +438,18 @@ export class Collected {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  /** Releases the spill file. */
+  /** Releases the spill file, and the files adopted (the built documents spilled to disk). */
   close(): void {
+    for (const f of this.adopted.splice(0)) f.close();
     if (this.fd < 0) return;
     closeSync(this.fd);
     this.fd = -1;
+  }
+
+  /** A file released with this state's own (close). */
+  adopt<T extends { close: () => void }>(file: T): T {
+    this.adopted.push(file);
+    return file;
   }
 
   private grow(): void {
@@ -756,6 +765,13 @@ export class Collected {
     this.strings.seal();
     this.orphans.clear();
     this.flush();
+    // The columns cut to their length (up to a third of them was room to grow); the garbage
+    // collector is asked at once to free the longer ones (else both are held until it runs).
+    for (const k of SLOT_COLUMNS) (this as Record<typeof k, Column>)[k] = this[k].slice(0, this.n);
+    for (const k of LINE_COLUMNS) (this as Record<typeof k, Column>)[k] = this[k].slice(0, this.nLines);
+    this.carrierSlot = this.carrierSlot.slice(0, this.nCarriers);
+    this.carrierName = this.carrierName.slice(0, this.nCarriers);
+    collectGarbage();
   }
 
   /**
