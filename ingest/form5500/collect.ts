@@ -293,7 +293,8 @@ export function bySlot(slots: number, count: number, slotOf: Int32Array): { orde
 }
 const grown = <T extends Column>(a: T, n: number): T => {
   if (n < a.length) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(1024, Math.ceil(a.length * 1.5)));
+  // A quarter more each time: at most a fifth of a column is room to grow (the copy is cheap).
+  const b = new (a.constructor as new (n: number) => T)(Math.max(1024, Math.ceil(a.length * 1.25)));
   b.set(a);
   return b;
 };
@@ -767,10 +768,20 @@ export class Collected {
     this.flush();
     // The columns cut to their length (up to a third of them was room to grow); the garbage
     // collector is asked at once to free the longer ones (else both are held until it runs).
-    for (const k of SLOT_COLUMNS) (this as Record<typeof k, Column>)[k] = this[k].slice(0, this.n);
-    for (const k of LINE_COLUMNS) (this as Record<typeof k, Column>)[k] = this[k].slice(0, this.nLines);
-    this.carrierSlot = this.carrierSlot.slice(0, this.nCarriers);
-    this.carrierName = this.carrierName.slice(0, this.nCarriers);
+    // A collection every 32 MB let go keeps the old and new columns from being held together.
+    let freed = 0;
+    const cut = <T extends Column>(a: T, n: number): T => {
+      freed += a.byteLength;
+      if (freed > 32 << 20) {
+        collectGarbage();
+        freed = a.byteLength;
+      }
+      return a.slice(0, n) as T;
+    };
+    for (const k of SLOT_COLUMNS) (this as Record<typeof k, Column>)[k] = cut(this[k], this.n);
+    for (const k of LINE_COLUMNS) (this as Record<typeof k, Column>)[k] = cut(this[k], this.nLines);
+    this.carrierSlot = cut(this.carrierSlot, this.nCarriers);
+    this.carrierName = cut(this.carrierName, this.nCarriers);
     collectGarbage();
   }
 
