@@ -135,6 +135,7 @@ export function buildBrokers(c: Collected, role: Uint8Array): BrokerSide {
   const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
   const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order, role);
   const agents = agentDocs(c, order, role);
+  c.releaseBrokerDetail();
   return { firms: firmDocs, offices: officeDocs, agents, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines, agents: agents.count } };
 }
 

@@ -746,10 +746,11 @@ export class Collected {
   }
 
   /**
-   * Reading is over: the lookup tables are dropped and the spill file is complete. (The columns
-   * keep their capacity: copying them to their length doubled them until the next collection.)
+   * Reading is over: the lookup tables are dropped, the broker lines resolved, the spill file is
+   * complete and the columns are cut to their length. `every1000` (the import's heap guard) is
+   * called every 1,000 steps of the resolution.
    */
-  endReading(): void {
+  endReading(every1000: () => void = () => {}): void {
     this.plans = null;
     this.oddPlans = null;
     this.ackSlot = null;
@@ -762,12 +763,9 @@ export class Collected {
     this.contractKind = new Int32Array(0);
     this.seenLines = null;
     this.oddSeenLines.clear();
-    this.resolveLines();
-    this.strings.seal();
-    this.orphans.clear();
-    this.flush();
-    // The columns cut to their length (up to a third of them was room to grow); the garbage
-    // collector is asked at once to free the longer ones (else both are held until it runs).
+    // The columns cut to their length before resolving (up to a fifth of them was room to grow, and the
+    // tables above are gone); the garbage collector is asked at once to free the longer ones (else both
+    // are held until it runs).
     // A collection every 32 MB let go keeps the old and new columns from being held together.
     let freed = 0;
     const cut = <T extends Column>(a: T, n: number): T => {
@@ -783,6 +781,10 @@ export class Collected {
     this.carrierSlot = cut(this.carrierSlot, this.nCarriers);
     this.carrierName = cut(this.carrierName, this.nCarriers);
     collectGarbage();
+    this.resolveLines(every1000);
+    this.strings.seal();
+    this.orphans.clear();
+    this.flush();
   }
 
   /**
@@ -791,12 +793,16 @@ export class Collected {
    * an agent counts for the firm whose office shares the agent's address, else for an agency
    * of its own (the agent's name in the agent's city), and becomes a contact at that office.
    */
-  private resolveLines(): void {
+  private resolveLines(every1000: () => void): void {
     // The distinct lines by their string id (lineRaw), numbered in order of first sight.
     const distinctOf = new Int32Array(this.strings.list.length).fill(-1);
     const raws: number[] = [];
     for (let i = 0; i < this.nLines; i++) if (distinctOf[this.lineRaw[i]] < 0) distinctOf[this.lineRaw[i]] = raws.push(this.lineRaw[i]) - 1;
+    // Resolution reads each line through here (about three times): the heap guard runs every 1,000 reads,
+    // or the garbage of analyzing the lines piled up to hundreds of MB before V8 collected it.
+    let reads = 0;
     const lineAt = (k: number): BrokerLine => {
+      if (++reads % 1000 === 0) every1000();
       const [name, address1, address2, city, state, zip] = this.strings.list[raws[k]].split(RAW_SEP);
       return { name, address1, address2, city, state, zip };
     };
@@ -830,6 +836,26 @@ export class Collected {
     // The lines as filed are read by nothing else (their text holds RAW_SEP: no other string is one of them).
     this.strings.drop(raws);
     this.lineRaw = new Int32Array(0);
+  }
+
+  /**
+   * The broker firms, offices and agents are built: what only they read goes (the lines' names,
+   * addresses, agents, premiums, carriers and codes, and the strings no other column names).
+   */
+  releaseBrokerDetail(): void {
+    const kept = new Uint8Array(this.strings.list.length);
+    for (const col of [this.carrierName, this.business, this.file, this.plan, this.renewal, this.medicalNaic, this.medicalCarrier, this.lineFirm, this.lineOffice]) {
+      for (let i = 0; i < col.length; i++) if (col[i] >= 0) kept[col[i]] = 1;
+    }
+    const gone = new Set<number>();
+    for (const col of [this.lineName, this.lineAddress, this.lineAgent]) for (let i = 0; i < col.length; i++) if (col[i] >= 0 && !kept[col[i]]) gone.add(col[i]);
+    this.strings.drop(gone);
+    this.lineName = new Int32Array(0);
+    this.lineAddress = new Int32Array(0);
+    this.lineAgent = new Int32Array(0);
+    this.linePremium = new Float64Array(0);
+    this.lineCarrier = new Int32Array(0);
+    this.lineCode = new Int8Array(0);
   }
 
   /** The carrier names (string ids) of a slot's contracts, in file order. */
