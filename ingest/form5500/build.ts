@@ -43,10 +43,10 @@ function growthOf(c: Collected, slot: number, before: number): number | null {
 /** Multiemployer and multiple-employer plans (unions' funds, PEOs, MEWAs) are not one employer's: they stay out of peer figures. */
 const employerPlan = (c: Collected, slots: readonly number[]) => slots.every((s) => !(c.flags[s] & (FLAG.multiemployer | FLAG.multipleEmployer)));
 
-/** Every resource's rows; `today` (YYYY-MM-DD) anchors the renewal window; `every1000` is called every 1,000 sponsors of the first pass. */
+/** Every resource's rows; `today` (YYYY-MM-DD) anchors the renewal window; `every1000` is called every 1,000 broker lines and rows and every 1,000 sponsors of the first pass. */
 export function buildAll(c: Collected, today: string, every1000: () => void = () => {}): Built {
   const plans = indexPlans(c);
-  const side = buildBrokers(c, plans.role);
+  const side = buildBrokers(c, plans.role, every1000);
   const factsOf = (s: SponsorPlans) => {
     const now = yearFacts(c, s.now, side.sponsorBrokers(s.now), s.ended > 0);
     const priors = s.prior.filter((p) => p >= 0);
