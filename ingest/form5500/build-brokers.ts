@@ -16,58 +16,10 @@ import { foldText } from '../../mappings/normalize.ts';
 import { splitPersonName, stableId } from './resolve.ts';
 import { DocSpill } from './spill.ts';
 
-/** Small collections as arrays: a Set or Map of a few values costs several times an array's memory, and a full year has 130,000 groups with up to seven each. */
-const SMALL = 16;
-
-/** Values once each, in the order first added (a Set's semantics): an array while small, then a Set. */
-class Bag<T> {
-  private a: T[] | null = [];
-  private s: Set<T> | null = null;
-  add(v: T): void {
-    if (this.a) {
-      if (this.a.includes(v)) return;
-      this.a.push(v);
-      if (this.a.length > SMALL) [this.s, this.a] = [new Set(this.a), null];
-    } else this.s?.add(v);
-  }
-  get size(): number {
-    return this.a ? this.a.length : (this.s as Set<T>).size;
-  }
-  [Symbol.iterator](): Iterator<T> {
-    return (this.a ?? (this.s as Set<T>))[Symbol.iterator]();
-  }
-}
-
-/** Counts by number, in the order first counted (a Map's semantics): parallel arrays while small, then a Map. */
-class Tally {
-  private keys: number[] | null = [];
-  private counts: number[] = [];
-  private m: Map<number, number> | null = null;
-  add(k: number, by: number): void {
-    if (this.keys) {
-      const i = this.keys.indexOf(k);
-      if (i >= 0) this.counts[i] += by;
-      else {
-        this.keys.push(k);
-        this.counts.push(by);
-        if (this.keys.length > SMALL) {
-          this.m = new Map(this.keys.map((key, j) => [key, this.counts[j]]));
-          this.keys = null;
-          this.counts = [];
-        }
-      }
-    } else this.m?.set(k, (this.m.get(k) ?? 0) + by);
-  }
-  *[Symbol.iterator](): Generator<[number, number]> {
-    if (this.keys) for (let i = 0; i < this.keys.length; i++) yield [this.keys[i], this.counts[i]];
-    else yield* this.m as Map<number, number>;
-  }
-}
-
 interface Figures {
   paid: number;
   premiums: number;
-  clients: Bag<number>;
+  clients: Set<number>;
   /** YYYYMMDD. */
   received: number;
 }
@@ -75,7 +27,7 @@ interface Figures {
 interface Group {
   key: string;
   /** Name as filed (string id) → lines. */
-  names: Tally;
+  names: Map<number, number>;
   /** On the clients' latest filings; on those of them whose year before was imported; on that year before. */
   latest: Figures;
   comparable: number;
@@ -84,9 +36,9 @@ interface Group {
   lines: number;
   codes: number;
   /** An office's carriers, industries and employee bands in the order first seen (null for a firm: its row has none). */
-  carriers: Bag<string> | null;
-  industries: Bag<string> | null;
-  bands: Bag<string> | null;
+  carriers: Set<string> | null;
+  industries: Set<string> | null;
+  bands: Set<string> | null;
   source: string;
 }
 
@@ -120,8 +72,8 @@ export { industryOf };
 
 function newGroup(key: string, source: string, office: boolean): Group {
   return {
-    key, names: new Tally(), latest: { paid: 0, premiums: 0, clients: new Bag(), received: 0 }, comparable: 0, prior: null, lines: 0, codes: 0,
-    carriers: office ? new Bag() : null, industries: office ? new Bag() : null, bands: office ? new Bag() : null, source,
+    key, names: new Map(), latest: { paid: 0, premiums: 0, clients: new Set(), received: 0 }, comparable: 0, prior: null, lines: 0, codes: 0,
+    carriers: office ? new Set() : null, industries: office ? new Set() : null, bands: office ? new Set() : null, source,
   };
 }
 
@@ -137,7 +89,7 @@ const codesOf = (mask: number) => named(mask, (k) => BROKER_CODES[String(k)]).so
 const LINE_NAME: Readonly<Record<number, string>> = { [LINE.welfare]: 'welfare', [LINE.retirement]: 'retirement' };
 
 /** The most frequent spelling, the longest on a tie ("1ST GLOBAL CAPITAL CORP" over "1ST GLOBAL CAPITAL"). */
-function displayName(names: Tally, strings: readonly string[]): string {
+function displayName(names: Map<number, number>, strings: readonly string[]): string {
   let best = '';
   let n = -1;
   for (const [id, c] of names) {
@@ -151,7 +103,7 @@ function displayName(names: Tally, strings: readonly string[]): string {
 function record(g: Group, c: Collected, i: number, comparable: boolean): void {
   const slot = c.lineSlot[i];
   // A firm's name is its lines' most frequent spelling; an agent's own name only names an agency with no other line.
-  g.names.add(c.lineName[i], c.lineAgent[i] < 0 ? 1_000_000 : 1);
+  g.names.set(c.lineName[i], (g.names.get(c.lineName[i]) ?? 0) + (c.lineAgent[i] < 0 ? 1_000_000 : 1));
   const y = g.latest;
   y.paid += c.linePaid[i];
   y.premiums += c.linePremium[i];
