@@ -17,6 +17,11 @@ function collector(): () => void {
   return collect;
 }
 
+/** A full collection now (after a large structure was let go, so that its memory goes at once). */
+export function collectGarbage(): void {
+  collector()();
+}
+
 /**
  * Returns a function to call between batches: collects when the heap passes `ceilingMb`, or,
  * once more than that survives a collection, half of `ceilingMb` or half of what survived

@@ -301,14 +301,6 @@ function streetIn(tokens: readonly string[]): { street: string; unit: string } |
 // ---------------------------------------------------------------------------------------------
 // Resolution
 
-interface Row {
-  name: NameInfo;
-  kind: 'firm' | 'agent' | 'placeholder';
-  addr: AddressInfo;
-  zip5: string;
-  firm: string;
-}
-
 /** The office places of an address: by city and by ZIP (either matching is one office); [] when none. */
 function placesOf(a: AddressInfo, zip5: string): string[] {
   if (!a.state || (!a.city && !zip5)) return [];
@@ -386,80 +378,156 @@ function zipOf(zip: string, state: string): string {
  * through hash maps; keys depend on the set of lines, never on their order.
  */
 export function resolveBrokers(lines: readonly BrokerLine[]): Resolution[] {
-  const nameCache = new Map<string, NameInfo>();
-  const rows: Row[] = lines.map((l) => {
-    let name = nameCache.get(l.name);
-    if (!name) {
-      name = analyzeName(l.name);
-      nameCache.set(l.name, name);
+  const out: Resolution[] = new Array(lines.length);
+  resolveBrokerLines(lines.length, (i) => lines[i], (i, r) => (out[i] = r));
+  return out;
+}
+
+/** Line kinds as numbers, for the per-line arrays of resolveBrokerLines. */
+const KIND_CODE: Readonly<Record<Resolution['kind'], number>> = { firm: 0, agent: 1, placeholder: 2 };
+
+/**
+ * resolveBrokers over lines read by index (`lineAt` may build each line anew on every call),
+ * each resolution handed to `emit` (in state order, once per line), in a working set of one
+ * state's lines: names are resolved over all lines first (firm keys are national), keeping per
+ * line only its kind and firm key; then the offices and the agents' firms, state by state (every
+ * place, and so every office and every agent's address match, lies within one state). The same
+ * lines give the same resolutions as resolving them all at once.
+ */
+export function resolveBrokerLines(n: number, lineAt: (i: number) => BrokerLine, emit: (i: number, r: Resolution, line: BrokerLine) => void): void {
+  const kinds = new Uint8Array(n);
+  const firms: string[] = new Array(n).fill('');
+  const states: string[] = new Array(n);
+  const intern = new Map<string, string>();
+  const shared = (s: string) => intern.get(s) ?? (intern.set(s, s), s);
+  // What the states' pass needs of the names: the firm names an agent's c/o line may give.
+  let careOf: { firms: ReadonlySet<string>; canon: (n: string) => string };
+  {
+    const nameCache = new Map<string, NameInfo>();
+    const names: NameInfo[] = new Array(n);
+    const cities: string[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const l = lineAt(i);
+      let name = nameCache.get(l.name);
+      if (!name) {
+        name = analyzeName(l.name);
+        nameCache.set(l.name, name);
+      }
+      names[i] = name;
+      kinds[i] = KIND_CODE[name.kind];
+      // The address's state and city as analyzeAddress gives them.
+      states[i] = shared((l.state ?? '').trim().toUpperCase());
+      cities[i] = shared(cityKey(l.city ?? ''));
     }
+    nameCache.clear();
+
+    // 0. A person-like name that is also a firm's name in the input ("ARTHUR J GALLAGHER" beside "ARTHUR J. GALLAGHER & CO.") is that firm.
+    const firmNorms = new Set<string>();
+    for (let i = 0; i < n; i++) if (kinds[i] === KIND_CODE.firm && names[i].norm) firmNorms.add(names[i].norm);
+    for (let i = 0; i < n; i++) if (kinds[i] === KIND_CODE.agent && names[i].distinctive && firmNorms.has(names[i].firmNorm)) kinds[i] = KIND_CODE.firm;
+    firmNorms.clear();
+    const normOf = (i: number) => (kinds[i] === KIND_CODE.firm ? names[i].firmNorm : names[i].norm);
+
+    // 1. Names cut at 35 characters join the one full name they are a prefix of (ambiguous: left alone).
+    const norms = new Set<string>();
+    const cutNorms = new Set<string>();
+    for (let i = 0; i < n; i++) {
+      if (kinds[i] !== KIND_CODE.firm || !normOf(i)) continue;
+      norms.add(normOf(i));
+      if (names[i].cut) cutNorms.add(normOf(i));
+    }
+    const distinctNorms = [...norms].sort();
+    norms.clear();
+    const canonical = new Map<string, string>();
+    for (const nm of cutNorms) {
+      if (nm.split(' ').length < 2) continue;
+      const start = lowerBound(distinctNorms, nm);
+      const targets: string[] = [];
+      for (let i = start; i < distinctNorms.length && distinctNorms[i].startsWith(nm); i++) {
+        if (distinctNorms[i] !== nm) targets.push(distinctNorms[i]);
+        if (targets.length > 8) break;
+      }
+      if (targets.length === 0) continue;
+      // Longer names that are themselves cuts of one another count once: all candidates must lie on one chain.
+      const longest = targets.reduce((a, b) => (b.length > a.length || (b.length === a.length && b < a) ? b : a));
+      if (targets.every((t) => longest.startsWith(t))) canonical.set(nm, longest);
+    }
+    const canon = (nm: string) => canonical.get(nm) ?? nm;
+
+    // 2. Firm keys: a distinctive name is one firm in every state; a generic or surname-only name is one firm per state and city.
+    const placesOfName = new Map<string, Set<string>>(); // generic name -> its firms with a place
+    for (let i = 0; i < n; i++) {
+      if (kinds[i] !== KIND_CODE.firm) continue;
+      const nm = canon(normOf(i));
+      firms[i] = shared(names[i].distinctive ? nm : `${nm}|${states[i]}|${cities[i]}`);
+      if (!names[i].distinctive && (states[i] || cities[i])) (placesOfName.get(nm) ?? placesOfName.set(nm, new Set()).get(nm))?.add(firms[i]);
+    }
+    // A generic name filed with no address belongs to the one firm of that name that has a place, when there is one.
+    for (let i = 0; i < n; i++) {
+      if (kinds[i] !== KIND_CODE.firm || names[i].distinctive || states[i] || cities[i]) continue;
+      const found = placesOfName.get(canon(normOf(i)));
+      if (found?.size === 1) firms[i] = [...found][0];
+    }
+    placesOfName.clear();
+    const distinctiveFirms = new Set<string>();
+    for (let i = 0; i < n; i++) if (kinds[i] === KIND_CODE.firm && names[i].distinctive) distinctiveFirms.add(firms[i]);
+    careOf = { firms: distinctiveFirms, canon };
+  }
+  intern.clear();
+
+  // 3-4. Offices and agents' firms, one state at a time.
+  const byState = new Map<string, number[]>();
+  for (let i = 0; i < n; i++) (byState.get(states[i]) ?? byState.set(states[i], []).get(states[i]))?.push(i);
+  for (const state of [...byState.keys()].sort()) {
+    const rows = byState.get(state) as number[];
+    byState.delete(state);
+    resolveState(rows, lineAt, kinds, firms, careOf, emit);
+  }
+}
+
+interface PlaceRow {
+  i: number;
+  kind: number;
+  firm: string;
+  addr: AddressInfo;
+  places: string[];
+}
+
+/** Offices and the agents' firms of the lines of one state (places and offices never cross states). */
+function resolveState(
+  indices: readonly number[], lineAt: (i: number) => BrokerLine, kinds: Uint8Array, firms: readonly string[],
+  careOf: { firms: ReadonlySet<string>; canon: (n: string) => string }, emit: (i: number, r: Resolution, line: BrokerLine) => void,
+): void {
+  const rows: PlaceRow[] = indices.map((i) => {
+    const l = lineAt(i);
     const addr = analyzeAddress(l);
-    return { name, kind: name.kind, addr, zip5: zipOf(l.zip ?? '', addr.state), firm: '' };
+    const kind = kinds[i];
+    return { i, kind, firm: firms[i], addr, places: kind === KIND_CODE.placeholder ? [] : placesOf(addr, zipOf(l.zip ?? '', addr.state)) };
   });
-
-  // 0. A person-like name that is also a firm's name in the input ("ARTHUR J GALLAGHER" beside "ARTHUR J. GALLAGHER & CO.") is that firm.
-  const firmNorms = new Set<string>();
-  for (const r of rows) if (r.kind === 'firm' && r.name.norm) firmNorms.add(r.name.norm);
-  for (const r of rows) if (r.kind === 'agent' && r.name.distinctive && firmNorms.has(r.name.firmNorm)) r.kind = 'firm';
-  const normOf = (r: Row) => (r.kind === 'firm' ? r.name.firmNorm : r.name.norm);
-
-  // 1. Names cut at 35 characters join the one full name they are a prefix of (ambiguous: left alone).
-  const distinctNorms = [...new Set(rows.filter((r) => r.kind === 'firm' && normOf(r)).map(normOf))].sort();
-  const cutNorms = new Set(rows.filter((r) => r.kind === 'firm' && r.name.cut && normOf(r)).map(normOf));
-  const canonical = new Map<string, string>();
-  for (const n of cutNorms) {
-    if (n.split(' ').length < 2) continue;
-    const start = lowerBound(distinctNorms, n);
-    const targets: string[] = [];
-    for (let i = start; i < distinctNorms.length && distinctNorms[i].startsWith(n); i++) {
-      if (distinctNorms[i] !== n) targets.push(distinctNorms[i]);
-      if (targets.length > 8) break;
-    }
-    if (targets.length === 0) continue;
-    // Longer names that are themselves cuts of one another count once: all candidates must lie on one chain.
-    const longest = targets.reduce((a, b) => (b.length > a.length || (b.length === a.length && b < a) ? b : a));
-    if (targets.every((t) => longest.startsWith(t))) canonical.set(n, longest);
-  }
-  const canon = (n: string) => canonical.get(n) ?? n;
-
-  // 2. Firm keys: a distinctive name is one firm in every state; a generic or surname-only name is one firm per state and city.
-  const placesOfName = new Map<string, Set<string>>(); // generic name -> its firms with a place
-  for (const r of rows) {
-    if (r.kind !== 'firm') continue;
-    const n = canon(normOf(r));
-    r.firm = r.name.distinctive ? n : `${n}|${r.addr.state}|${r.addr.city}`;
-    if (!r.name.distinctive && (r.addr.state || r.addr.city)) (placesOfName.get(n) ?? placesOfName.set(n, new Set()).get(n))?.add(r.firm);
-  }
-  // A generic name filed with no address belongs to the one firm of that name that has a place, when there is one.
-  for (const r of rows) {
-    if (r.kind !== 'firm' || r.name.distinctive || r.addr.state || r.addr.city) continue;
-    const firms = placesOfName.get(canon(normOf(r)));
-    if (firms?.size === 1) r.firm = [...firms][0];
-  }
 
   // 3. Offices: one firm's places that share a street (or box) and a city or a ZIP are one office; a PO box joins the
   // firm's one street office in the same city. An office's key is the smallest place of its component.
   const uf = new UnionFind();
   const streetByCity = new Map<string, Set<string>>(); // firm \0 state|city -> street roots
-  const placesByRow: string[][] = rows.map((r) => (r.kind === 'placeholder' ? [] : placesOf(r.addr, r.zip5)));
-  rows.forEach((r, i) => {
-    if (r.kind !== 'firm') return;
-    const ps = placesByRow[i];
+  for (const r of rows) {
+    if (r.kind !== KIND_CODE.firm) continue;
+    const ps = r.places;
     for (let k = 1; k < ps.length; k++) uf.union(`${r.firm}\u0000${ps[0]}`, `${r.firm}\u0000${ps[k]}`);
     if (ps.length > 0) uf.find(`${r.firm}\u0000${ps[0]}`);
-  });
-  rows.forEach((r, i) => {
-    if (r.kind !== 'firm' || !r.addr.street || !r.addr.city || placesByRow[i].length === 0) return;
+  }
+  for (const r of rows) {
+    if (r.kind !== KIND_CODE.firm || !r.addr.street || !r.addr.city || r.places.length === 0) continue;
     const k = `${r.firm}\u0000${r.addr.state}|${r.addr.city}`;
     let s = streetByCity.get(k);
     if (!s) streetByCity.set(k, (s = new Set()));
-    s.add(uf.find(`${r.firm}\u0000${placesByRow[i][0]}`));
-  });
-  rows.forEach((r, i) => {
-    if (r.kind !== 'firm' || r.addr.street || !r.addr.box || placesByRow[i].length === 0) return;
+    s.add(uf.find(`${r.firm}\u0000${r.places[0]}`));
+  }
+  for (const r of rows) {
+    if (r.kind !== KIND_CODE.firm || r.addr.street || !r.addr.box || r.places.length === 0) continue;
     const s = streetByCity.get(`${r.firm}\u0000${r.addr.state}|${r.addr.city}`);
-    if (s && s.size === 1) uf.union(`${r.firm}\u0000${placesByRow[i][0]}`, [...s][0]);
-  });
+    if (s && s.size === 1) uf.union(`${r.firm}\u0000${r.places[0]}`, [...s][0]);
+  }
+  streetByCity.clear();
   /** The office of a firm at one of these places: the component of the first place the firm has, else the first place. */
   const officeOf = (firm: string, places: readonly string[]): string | null => {
     if (places.length === 0) return null;
@@ -471,9 +539,9 @@ export function resolveBrokers(lines: readonly BrokerLine[]): Resolution[] {
   // 4. Agents: the firm named on the agent's c/o line, else the firm with an office at the agent's address.
   const firmsAt = new Map<string, Set<string>>(); // place -> firms with an office there
   const unitsAt = new Map<string, Set<string>>(); // firm \0 place -> units
-  rows.forEach((r, i) => {
-    if (r.kind !== 'firm') return;
-    for (const p of placesByRow[i]) {
+  for (const r of rows) {
+    if (r.kind !== KIND_CODE.firm) continue;
+    for (const p of r.places) {
       let s = firmsAt.get(p);
       if (!s) firmsAt.set(p, (s = new Set()));
       s.add(r.firm);
@@ -482,14 +550,20 @@ export function resolveBrokers(lines: readonly BrokerLine[]): Resolution[] {
       if (!u) unitsAt.set(k, (u = new Set()));
       u.add(r.addr.unit);
     }
-  });
-  const distinctiveFirms = new Set(rows.filter((r) => r.kind === 'firm' && r.name.distinctive).map((r) => r.firm));
+  }
 
-  return rows.map((r, i): Resolution => {
-    const places = placesByRow[i];
-    if (r.kind === 'placeholder') return { kind: 'placeholder', firm: '', office: null };
-    if (r.kind === 'firm') return { kind: 'firm', firm: r.firm, office: places.length ? officeOf(r.firm, places) : null };
-    let firm = careOfFirm(lines[i], distinctiveFirms, canon);
+  for (const r of rows) {
+    const line = lineAt(r.i);
+    const places = r.places;
+    if (r.kind === KIND_CODE.placeholder) {
+      emit(r.i, { kind: 'placeholder', firm: '', office: null }, line);
+      continue;
+    }
+    if (r.kind === KIND_CODE.firm) {
+      emit(r.i, { kind: 'firm', firm: r.firm, office: places.length ? officeOf(r.firm, places) : null }, line);
+      continue;
+    }
+    let firm = careOfFirm(line, careOf.firms, careOf.canon);
     if (!firm) {
       const here = new Set<string>();
       for (const p of places) for (const f of firmsAt.get(p) ?? []) here.add(f);
@@ -499,8 +573,8 @@ export function resolveBrokers(lines: readonly BrokerLine[]): Resolution[] {
         firm = (exact.length > 0 ? exact : all)[0];
       }
     }
-    return { kind: 'agent', firm, office: officeOf(firm, places) };
-  });
+    emit(r.i, { kind: 'agent', firm, office: officeOf(firm, places) }, line);
+  }
 }
 
 /** A firm named on an agent's address line ("COMPREHENSIVE WEALTH MGMT" above the street, "C/O NFP ... 340 MADISON AVENUE"). */

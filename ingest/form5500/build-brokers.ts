@@ -14,6 +14,7 @@ import { BROKER_CODES } from './datasets.ts';
 import { ROLE } from './plans.ts';
 import { foldText } from '../../mappings/normalize.ts';
 import { splitPersonName, stableId } from './resolve.ts';
+import { DocSpill } from './spill.ts';
 
 interface Figures {
   paid: number;
@@ -31,11 +32,13 @@ interface Group {
   latest: Figures;
   comparable: number;
   prior: number | null;
-  lines: Set<string>;
-  codes: Set<string>;
-  carriers: Set<string>;
-  industries: Set<string>;
-  bands: Set<string>;
+  /** Lines of business (bits 1 << LINE) and broker codes (bits 1 << INS_BROKER_CODE) seen: numbers, not sets (a full year has 130,000 groups). */
+  lines: number;
+  codes: number;
+  /** An office's carriers, industries and employee bands in the order first seen (null for a firm: its row has none). */
+  carriers: Set<string> | null;
+  industries: Set<string> | null;
+  bands: Set<string> | null;
   source: string;
 }
 
@@ -53,10 +56,11 @@ export interface SponsorBrokers {
 }
 
 export interface BrokerSide {
-  firms: Doc[];
-  offices: Doc[];
+  /** Firm and office rows, on disk until the load takes them. */
+  firms: DocSpill;
+  offices: DocSpill;
   /** Individual agents named on Part I lines: broker contacts (role Agent) at their office. */
-  agents: Doc[];
+  agents: DocSpill;
   /** What the companies need from the broker side, for a sponsor's filings of one plan year. */
   sponsorBrokers: (slots: readonly number[]) => SponsorBrokers | undefined;
   counts: { firmOnlyLines: number; agents: number };
@@ -66,12 +70,21 @@ const DMA = new Map(CITIES.map(([city, state, dma]) => [`${city.toUpperCase()}|$
 export const dmaOf = (city: string, state: string) => DMA.get(`${city.trim().toUpperCase()}|${state.trim().toUpperCase()}`) ?? null;
 export { industryOf };
 
-function newGroup(key: string, source: string): Group {
+function newGroup(key: string, source: string, office: boolean): Group {
   return {
-    key, names: new Map(), latest: { paid: 0, premiums: 0, clients: new Set(), received: 0 }, comparable: 0, prior: null, lines: new Set(), codes: new Set(),
-    carriers: new Set(), industries: new Set(), bands: new Set(), source,
+    key, names: new Map(), latest: { paid: 0, premiums: 0, clients: new Set(), received: 0 }, comparable: 0, prior: null, lines: 0, codes: 0,
+    carriers: office ? new Set() : null, industries: office ? new Set() : null, bands: office ? new Set() : null, source,
   };
 }
+
+/** The values of the bits of a mask through `name`, once each. */
+const named = (mask: number, name: (bit: number) => string): string[] => {
+  const out = new Set<string>();
+  for (let b = 0; b < 31; b++) if (mask & (1 << b)) out.add(name(b));
+  return [...out];
+};
+const linesOf = (mask: number) => named(mask, (k) => LINE_NAME[k]).sort().reverse();
+const codesOf = (mask: number) => named(mask, (k) => BROKER_CODES[String(k)]).sort();
 
 const LINE_NAME: Readonly<Record<number, string>> = { [LINE.welfare]: 'welfare', [LINE.retirement]: 'retirement' };
 
@@ -97,8 +110,9 @@ function record(g: Group, c: Collected, i: number, comparable: boolean): void {
   y.clients.add(c.ein[slot]);
   if (comparable) g.comparable += c.linePaid[i];
   if (c.received[slot] > y.received) y.received = c.received[slot];
-  g.lines.add(LINE_NAME[c.lineKind[i]]);
-  if (c.lineCode[i] >= 0) g.codes.add(BROKER_CODES[String(c.lineCode[i])]);
+  g.lines |= 1 << c.lineKind[i];
+  if (c.lineCode[i] >= 0) g.codes |= 1 << c.lineCode[i];
+  if (!g.carriers || !g.industries || !g.bands) return;
   const carrier = c.lineCarrier[i] < 0 ? '' : c.strings.list[c.lineCarrier[i]];
   if (carrier) g.carriers.add(carrier);
   const industry = industryOf(c.strings.list[c.business[slot]]);
@@ -129,18 +143,21 @@ function brokerageClass(offices: OfficeGroup[]): string {
   return states >= 10 ? 'national player' : states >= 2 || offices.length >= 5 ? 'regional player' : 'local broker';
 }
 
-export function buildBrokers(c: Collected, role: Uint8Array): BrokerSide {
+/** `every1000` (the import's heap guard) is called every 1,000 lines and rows. */
+export function buildBrokers(c: Collected, role: Uint8Array, every1000: () => void = () => {}): BrokerSide {
   const { order, start } = bySlot(c.n, c.nLines, c.lineSlot);
-  const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order, role);
-  const agents = agentDocs(c, order, role);
-  return { firms: firmDocs, offices: officeDocs, agents, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines, agents: agents.length } };
+  const { firmDocs, officeDocs, firmOnlyLines } = brokerDocs(c, order, role, every1000);
+  const agents = agentDocs(c, order, role, every1000);
+  c.releaseBrokerDetail();
+  return { firms: firmDocs, offices: officeDocs, agents, sponsorBrokers: sponsorBrokersOf(c, order, start), counts: { firmOnlyLines, agents: agents.count } };
 }
 
 /** One broker contact per agent name and office, from the lines of the clients' latest filings. */
-function agentDocs(c: Collected, order: Int32Array, role: Uint8Array): Doc[] {
+function agentDocs(c: Collected, order: Int32Array, role: Uint8Array, every1000: () => void): DocSpill {
   const out = new Map<string, Doc>();
   const strings = c.strings.list;
   for (let k = 0; k < order.length; k++) {
+    if (k % 1000 === 999) every1000();
     const i = order[k];
     const slot = c.lineSlot[i];
     if (c.lineAgent[i] < 0 || c.lineOffice[i] < 0 || !(role[slot] & ROLE.current)) continue;
@@ -160,20 +177,23 @@ function agentDocs(c: Collected, order: Int32Array, role: Uint8Array): Doc[] {
       source_record: `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}`,
     });
   }
-  return [...out.values()];
+  const spill = c.adopt(new DocSpill());
+  for (const d of out.values()) spill.add(d);
+  return spill;
 }
 
 /**
  * Firm and office rows from the lines in slot order. A function of its own so that no closure
  * kept for the companies (sponsorBrokersOf's) holds the groups alive.
  */
-function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDocs: Doc[]; officeDocs: Doc[]; firmOnlyLines: number } {
+function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array, every1000: () => void): { firmDocs: DocSpill; officeDocs: DocSpill; firmOnlyLines: number } {
   const firms = new Map<number, Group>();
   const offices = new Map<number, OfficeGroup>();
   const strings = c.strings.list;
   let firmOnlyLines = 0;
   // Lines on the clients' latest filings make the firms and offices; lines of the year before count for growth.
   for (let k = 0; k < order.length; k++) {
+    if (k % 1000 === 999) every1000();
     const i = order[k];
     const slot = c.lineSlot[i];
     if (!(role[slot] & ROLE.current) || c.lineFirm[i] < 0) continue;
@@ -181,7 +201,7 @@ function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDo
     const ok = c.lineOffice[i];
     const source = !firms.has(fk) || (ok >= 0 && !offices.has(ok)) ? `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}` : '';
     let firm = firms.get(fk);
-    if (!firm) firms.set(fk, (firm = newGroup(strings[fk], source)));
+    if (!firm) firms.set(fk, (firm = newGroup(strings[fk], source, false)));
     const comparable = (role[slot] & ROLE.comparable) !== 0;
     record(firm, c, i, comparable);
     if (ok < 0) {
@@ -191,7 +211,7 @@ function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDo
     let office = offices.get(ok);
     if (!office) {
       const [city, state, zip, ...street] = strings[c.lineAddress[i]].split('|');
-      offices.set(ok, (office = { ...newGroup(strings[ok], source), firm: strings[fk], address: { city, state, zip, street: street.join('|') } }));
+      offices.set(ok, (office = { ...newGroup(strings[ok], source, true), firm: strings[fk], address: { city, state, zip, street: street.join('|') } }));
     }
     record(office, c, i, comparable);
   }
@@ -205,9 +225,20 @@ function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array): { firmDo
   const officesOf = new Map<string, OfficeGroup[]>();
   for (const o of offices.values()) (officesOf.get(o.firm) ?? officesOf.set(o.firm, []).get(o.firm))?.push(o);
 
-  const firmDocs = [...firms.values()].map((g) => firmDoc(g, officesOf.get(g.key) ?? [], strings));
-  const names = new Map([...firms.values()].map((g, i) => [g.key, String(firmDocs[i].broker_name)]));
-  const officeDocs = [...offices.values()].map((o) => officeDoc(o, names.get(o.firm) ?? displayName(o.names, strings), officesOf.get(o.firm) ?? []));
+  // Written out as they are made: the groups are the working set, not the documents.
+  const firmDocs = c.adopt(new DocSpill());
+  const names = new Map<string, string>();
+  for (const g of firms.values()) {
+    if (names.size % 1000 === 999) every1000();
+    const doc = firmDoc(g, officesOf.get(g.key) ?? [], strings);
+    names.set(g.key, String(doc.broker_name));
+    firmDocs.add(doc);
+  }
+  const officeDocs = c.adopt(new DocSpill());
+  for (const o of offices.values()) {
+    if (officeDocs.count % 1000 === 999) every1000();
+    officeDocs.add(officeDoc(o, names.get(o.firm) ?? displayName(o.names, strings), officesOf.get(o.firm) ?? []));
+  }
   return { firmDocs, officeDocs, firmOnlyLines };
 }
 
@@ -244,7 +275,7 @@ function firmDoc(g: Group, offices: OfficeGroup[], strings: readonly string[]): 
     id: stableId('firm', g.key), broker_name: displayName(g.names, strings), hq_city: hq ? titleCity(hq.address.city) : null, hq_state: hq?.address.state || null,
     hq_dma: hq ? dmaOf(hq.address.city, hq.address.state) : null, brokerage_class: brokerageClass(offices), total_clients: latest.clients.size,
     total_offices: offices.length, total_commissions: nonNegative(latest.paid), total_premiums: nonNegative(latest.premiums), commission_growth: growth,
-    lines_of_business: [...g.lines].sort().reverse(), broker_codes: [...g.codes].sort(),
+    lines_of_business: linesOf(g.lines), broker_codes: codesOf(g.codes),
     last_updated_at: dayStr(latest.received) || null, source_record: g.source,
   };
 }
@@ -256,8 +287,8 @@ function officeDoc(o: OfficeGroup, firmName: string, siblings: OfficeGroup[]): D
   return {
     id: stableId('office', o.key), office_name: `${firmName} - ${place}`, broker_id: stableId('firm', o.firm), city: titleCity(o.address.city),
     state: o.address.state || null, zip: o.address.zip || null, dma: dmaOf(o.address.city, o.address.state), client_count: latest.clients.size,
-    total_commissions: nonNegative(latest.paid), total_premiums: nonNegative(latest.premiums), broker_commission_growth_pct: growth, carriers: [...o.carriers],
-    lines_of_business: [...o.lines].sort().reverse(), broker_codes: [...o.codes].sort(),
-    employee_coverage: [...o.bands], industry_coverage: [...o.industries], last_updated_at: dayStr(latest.received) || null, source_record: o.source,
+    total_commissions: nonNegative(latest.paid), total_premiums: nonNegative(latest.premiums), broker_commission_growth_pct: growth, carriers: [...(o.carriers ?? [])],
+    lines_of_business: linesOf(o.lines), broker_codes: codesOf(o.codes),
+    employee_coverage: [...(o.bands ?? [])], industry_coverage: [...(o.industries ?? [])], last_updated_at: dayStr(latest.received) || null, source_record: o.source,
   };
 }

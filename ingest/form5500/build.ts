@@ -43,10 +43,10 @@ function growthOf(c: Collected, slot: number, before: number): number | null {
 /** Multiemployer and multiple-employer plans (unions' funds, PEOs, MEWAs) are not one employer's: they stay out of peer figures. */
 const employerPlan = (c: Collected, slots: readonly number[]) => slots.every((s) => !(c.flags[s] & (FLAG.multiemployer | FLAG.multipleEmployer)));
 
-/** Every resource's rows; `today` (YYYY-MM-DD) anchors the renewal window; `every1000` is called every 1,000 sponsors of the first pass. */
+/** Every resource's rows; `today` (YYYY-MM-DD) anchors the renewal window; `every1000` is called every 1,000 broker lines and rows and every 1,000 sponsors of the first pass. */
 export function buildAll(c: Collected, today: string, every1000: () => void = () => {}): Built {
   const plans = indexPlans(c);
-  const side = buildBrokers(c, plans.role);
+  const side = buildBrokers(c, plans.role, every1000);
   const factsOf = (s: SponsorPlans) => {
     const now = yearFacts(c, s.now, side.sponsorBrokers(s.now), s.ended > 0);
     const priors = s.prior.filter((p) => p >= 0);
@@ -77,12 +77,10 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
       yield companyDoc(filings[0].ein, filings, now, growth, s.years, signals);
     }
   }
-  let agents: Doc[] = side.agents;
-  side.agents = [];
+  const agents = side.agents;
   function* personnelRows(): Generator<Doc> {
     personnelDone = 0;
-    yield* agents;
-    agents = [];
+    yield* agents.docs();
     for (const s of plans.sponsors()) {
       const filings = s.now.map((slot) => c.filing(slot, true));
       const ein = filings[0].ein;
@@ -91,25 +89,13 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
     }
   }
   const share = (n: number) => () => (sponsorCount ? n / sponsorCount : 1);
-  // Firm and office rows are handed over once (then only the load holds them).
-  let firms: Doc[] = side.firms;
-  let offices: Doc[] = side.offices;
+  // Firm and office rows are handed over once, from disk.
   const counts = {
-    sponsors: sponsorCount, firmOnlyLines: side.counts.firmOnlyLines, agents: side.counts.agents, orphanSchedules: c.counts.orphanSchedules, brokers: firms.length, offices: offices.length,
+    sponsors: sponsorCount, firmOnlyLines: side.counts.firmOnlyLines, agents: side.counts.agents, orphanSchedules: c.counts.orphanSchedules, brokers: side.firms.count, offices: side.offices.count,
     stalePlans: plans.stalePlans, staleSponsors: plans.staleSponsors, staleSince: plans.newestFileYear - STALE_PLAN_YEARS,
   };
-  side.firms = [];
-  side.offices = [];
-  const firmRows = (): Doc[] => {
-    const out = firms;
-    firms = [];
-    return out;
-  };
-  const officeRows = (): Doc[] => {
-    const out = offices;
-    offices = [];
-    return out;
-  };
+  const firmRows = () => side.firms.docs();
+  const officeRows = () => side.offices.docs();
   return {
     brokers: { rows: firmRows, count: counts.brokers, done: () => 1 },
     'broker-offices': { rows: officeRows, count: counts.offices, done: () => 1 },

@@ -15,9 +15,10 @@ import type { Dataset } from './datasets.ts';
 import { SCH_A_BENEFITS, SCH_A_PENSION, SCH_A_WELFARE_OTHER } from './datasets.ts';
 import { STATE_CODES } from '../../mappings/reference.ts';
 import type { Facts } from './read.ts';
-import { resolveBrokers, type BrokerLine } from './broker-resolution.ts';
+import { resolveBrokerLines, type BrokerLine } from './broker-resolution.ts';
 import { zip5 } from './resolve.ts';
 import { lateFiler } from './signals.ts';
+import { collectGarbage } from '../memory.ts';
 
 export interface Filing {
   ack: string;
@@ -181,8 +182,10 @@ const own = (s: string): string => (s.length < 13 ? s : (` ${s}`).slice(1));
 /** Strings by id, each stored once. */
 export class Interner {
   private ids = new Map<string, number>();
+  private sealed = false;
   readonly list: string[] = [];
   id(s: string): number {
+    if (this.sealed) throw new Error('strings sealed: no string is added after reading ends');
     let i = this.ids.get(s);
     if (i === undefined) {
       i = this.list.length;
@@ -191,6 +194,18 @@ export class Interner {
       this.ids.set(o, i);
     }
     return i;
+  }
+  /** Forgets strings no id will be asked for again (their ids read as ''). */
+  drop(ids: Iterable<number>): void {
+    for (const i of ids) {
+      if (this.ids.get(this.list[i]) === i) this.ids.delete(this.list[i]);
+      this.list[i] = '';
+    }
+  }
+  /** No string is added any more: the lookup by string goes (the list stays). */
+  seal(): void {
+    this.ids = new Map();
+    this.sealed = true;
   }
 }
 
@@ -264,7 +279,7 @@ export function ackNumber(ack: string): number {
   return (h1 >>> 0) * 2097152 + ((h2 >>> 0) & 0x1fffff);
 }
 
-type Column = Float64Array | Int32Array;
+type Column = Float64Array | Int32Array | Int16Array | Uint16Array | Int8Array;
 
 /** Indices 0..count-1 grouped by their slot (in index order within a slot), and where each slot's group starts. */
 export function bySlot(slots: number, count: number, slotOf: Int32Array): { order: Int32Array; start: Int32Array } {
@@ -278,7 +293,8 @@ export function bySlot(slots: number, count: number, slotOf: Int32Array): { orde
 }
 const grown = <T extends Column>(a: T, n: number): T => {
   if (n < a.length) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(1024, Math.ceil(a.length * 1.5)));
+  // A quarter more each time: at most a fifth of a column is room to grow (the copy is cheap).
+  const b = new (a.constructor as new (n: number) => T)(Math.max(1024, Math.ceil(a.length * 1.25)));
   b.set(a);
   return b;
 };
@@ -323,8 +339,8 @@ export class Collected {
   /** Kept filings (slots). */
   n = 0;
   /** Plan year, and the year of the file the filing came in. */
-  year = new Int32Array(1024);
-  fileYear = new Int32Array(1024);
+  year = new Int16Array(1024);
+  fileYear = new Int16Array(1024);
   /** The file's name (string id). */
   file = new Int32Array(1024);
   ein = new Int32Array(1024);
@@ -333,8 +349,8 @@ export class Collected {
   received = new Int32Array(1024);
   flags = new Int32Array(1024);
   /** Benefit bits from the welfare codes, and from Schedule A. */
-  codeBenefits = new Int32Array(1024);
-  contractBenefits = new Int32Array(1024);
+  codeBenefits = new Uint16Array(1024);
+  contractBenefits = new Uint16Array(1024);
   business = new Int32Array(1024);
   /** Line 5 participants at the beginning of the year, and active participants (NaN: unknown). */
   participants = new Float64Array(1024);
@@ -387,8 +403,8 @@ export class Collected {
   linePaid = new Float64Array(1024);
   linePremium = new Float64Array(1024);
   lineCarrier = new Int32Array(1024);
-  lineKind = new Int32Array(1024);
-  lineCode = new Int32Array(1024);
+  lineKind = new Int8Array(1024);
+  lineCode = new Int8Array(1024);
   /** Part I rows seen (slot, FORM_ID, ROW_ORDER), to read each once. */
   private seenLines: NumTable | null = new NumTable();
   private oddSeenLines = new Set<string>();
@@ -410,6 +426,7 @@ export class Collected {
   private contractKind = new Int32Array(1024);
   private orphans = new Set<string>();
   private fd: number;
+  private adopted: { close: () => void }[] = [];
   private spillPos = 0;
   private spillBuf: string[] = [];
   private spillBytes = 0;
@@ -422,11 +439,18 @@ export class Collected {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  /** Releases the spill file. */
+  /** Releases the spill file, and the files adopted (the built documents spilled to disk). */
   close(): void {
+    for (const f of this.adopted.splice(0)) f.close();
     if (this.fd < 0) return;
     closeSync(this.fd);
     this.fd = -1;
+  }
+
+  /** A file released with this state's own (close). */
+  adopt<T extends { close: () => void }>(file: T): T {
+    this.adopted.push(file);
+    return file;
   }
 
   private grow(): void {
@@ -722,10 +746,11 @@ export class Collected {
   }
 
   /**
-   * Reading is over: the lookup tables are dropped and the spill file is complete. (The columns
-   * keep their capacity: copying them to their length doubled them until the next collection.)
+   * Reading is over: the lookup tables are dropped, the broker lines resolved, the spill file is
+   * complete and the columns are cut to their length. `every1000` (the import's heap guard) is
+   * called every 1,000 steps of the resolution.
    */
-  endReading(): void {
+  endReading(every1000: () => void = () => {}): void {
     this.plans = null;
     this.oddPlans = null;
     this.ackSlot = null;
@@ -738,7 +763,26 @@ export class Collected {
     this.contractKind = new Int32Array(0);
     this.seenLines = null;
     this.oddSeenLines.clear();
-    this.resolveLines();
+    // The columns cut to their length before resolving (up to a fifth of them was room to grow, and the
+    // tables above are gone); the garbage collector is asked at once to free the longer ones (else both
+    // are held until it runs).
+    // A collection every 32 MB let go keeps the old and new columns from being held together.
+    let freed = 0;
+    const cut = <T extends Column>(a: T, n: number): T => {
+      freed += a.byteLength;
+      if (freed > 32 << 20) {
+        collectGarbage();
+        freed = a.byteLength;
+      }
+      return a.slice(0, n) as T;
+    };
+    for (const k of SLOT_COLUMNS) (this as Record<typeof k, Column>)[k] = cut(this[k], this.n);
+    for (const k of LINE_COLUMNS) (this as Record<typeof k, Column>)[k] = cut(this[k], this.nLines);
+    this.carrierSlot = cut(this.carrierSlot, this.nCarriers);
+    this.carrierName = cut(this.carrierName, this.nCarriers);
+    collectGarbage();
+    this.resolveLines(every1000);
+    this.strings.seal();
     this.orphans.clear();
     this.flush();
   }
@@ -749,20 +793,23 @@ export class Collected {
    * an agent counts for the firm whose office shares the agent's address, else for an agency
    * of its own (the agent's name in the agent's city), and becomes a contact at that office.
    */
-  private resolveLines(): void {
-    const distinct = new Map<number, number>();
-    for (let i = 0; i < this.nLines; i++) if (!distinct.has(this.lineRaw[i])) distinct.set(this.lineRaw[i], distinct.size);
-    const raws = [...distinct.keys()];
-    const lines: BrokerLine[] = raws.map((id) => {
-      const [name, address1, address2, city, state, zip] = this.strings.list[id].split(RAW_SEP);
+  private resolveLines(every1000: () => void): void {
+    // The distinct lines by their string id (lineRaw), numbered in order of first sight.
+    const distinctOf = new Int32Array(this.strings.list.length).fill(-1);
+    const raws: number[] = [];
+    for (let i = 0; i < this.nLines; i++) if (distinctOf[this.lineRaw[i]] < 0) distinctOf[this.lineRaw[i]] = raws.push(this.lineRaw[i]) - 1;
+    // Resolution reads each line through here (about three times): the heap guard runs every 1,000 reads,
+    // or the garbage of analyzing the lines piled up to hundreds of MB before V8 collected it.
+    let reads = 0;
+    const lineAt = (k: number): BrokerLine => {
+      if (++reads % 1000 === 0) every1000();
+      const [name, address1, address2, city, state, zip] = this.strings.list[raws[k]].split(RAW_SEP);
       return { name, address1, address2, city, state, zip };
-    });
-    const resolved = resolveBrokers(lines);
+    };
     const firm = new Int32Array(raws.length);
     const office = new Int32Array(raws.length);
     const agent = new Int32Array(raws.length);
-    resolved.forEach((r, k) => {
-      const l = lines[k];
+    resolveBrokerLines(raws.length, lineAt, (k, r, l) => {
       firm[k] = office[k] = agent[k] = -1;
       if (r.kind === 'placeholder' || (!r.firm && r.kind === 'firm')) return;
       let fk = r.firm;
@@ -779,13 +826,36 @@ export class Collected {
       office[k] = ok === null ? -1 : this.strings.id(ok);
     });
     for (let i = 0; i < this.nLines; i++) {
-      const k = distinct.get(this.lineRaw[i]) as number;
+      const k = distinctOf[this.lineRaw[i]];
       this.lineFirm[i] = firm[k];
       this.lineOffice[i] = office[k];
       this.lineAgent[i] = agent[k];
       if (firm[k] < 0) this.counts.placeholderLines++;
       if (agent[k] >= 0) this.counts.agentLines++;
     }
+    // The lines as filed are read by nothing else (their text holds RAW_SEP: no other string is one of them).
+    this.strings.drop(raws);
+    this.lineRaw = new Int32Array(0);
+  }
+
+  /**
+   * The broker firms, offices and agents are built: what only they read goes (the lines' names,
+   * addresses, agents, premiums, carriers and codes, and the strings no other column names).
+   */
+  releaseBrokerDetail(): void {
+    const kept = new Uint8Array(this.strings.list.length);
+    for (const col of [this.carrierName, this.business, this.file, this.plan, this.renewal, this.medicalNaic, this.medicalCarrier, this.lineFirm, this.lineOffice]) {
+      for (let i = 0; i < col.length; i++) if (col[i] >= 0) kept[col[i]] = 1;
+    }
+    const gone = new Set<number>();
+    for (const col of [this.lineName, this.lineAddress, this.lineAgent]) for (let i = 0; i < col.length; i++) if (col[i] >= 0 && !kept[col[i]]) gone.add(col[i]);
+    this.strings.drop(gone);
+    this.lineName = new Int32Array(0);
+    this.lineAddress = new Int32Array(0);
+    this.lineAgent = new Int32Array(0);
+    this.linePremium = new Float64Array(0);
+    this.lineCarrier = new Int32Array(0);
+    this.lineCode = new Int8Array(0);
   }
 
   /** The carrier names (string ids) of a slot's contracts, in file order. */

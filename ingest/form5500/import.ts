@@ -138,7 +138,7 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
     const files = await readAll(found.files, c, damaged.add, log, keepMemoryFlat).catch((err: Error) => {
       throw err instanceof MissingColumnsError ? new LoadAborted(err.message, EXIT.inputRefused) : err;
     });
-    c.endReading();
+    c.endReading(keepMemoryFlat);
     const damagedReport = await damaged.close();
     const readMs = Date.now() - readStart;
     const buildStart = Date.now();
