@@ -1,7 +1,7 @@
 /**
  * The dated changelog: GET /v1/changelog serves CHANGELOG.md as JSON without a key; the version
  * in package.json, the OpenAPI document's info and the newest changelog entry agree; the
- * version is a release version (MAJOR.MINOR.PATCH) and the client package has it too; the
+ * version is the spec's (a SemVer pre-release) and the client package has it too; the
  * behaviour changes the spec records are all there; the OpenAPI info links to it.
  */
 import { suite } from 'uvu';
@@ -40,7 +40,9 @@ t('package.json, the OpenAPI info and the newest changelog entry name the same v
   const [newest] = parseChangelog(await readFile(new URL('../../CHANGELOG.md', import.meta.url), 'utf8'));
   assert.is(doc.info.version, pkg.version);
   assert.is(newest.version, pkg.version);
-  assert.match(pkg.version, /^\d+\.\d+\.\d+$/, `${pkg.version} is a release version (MAJOR.MINOR.PATCH), not a pre-release or phase name`);
+  // The spec fixes the version string (Versioning: "version string 1.0.0-internal-phase-1"), a SemVer 2.0 pre-release.
+  assert.is(pkg.version, '1.0.0-internal-phase-1');
+  assert.match(pkg.version, /^\d+\.\d+\.\d+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/, `${pkg.version} is a SemVer version`);
   const client = JSON.parse(await readFile(new URL('../../client/package.json', import.meta.url), 'utf8')) as { version: string };
   assert.is(client.version, pkg.version, 'client/package.json has the version of the API it was generated from');
   assert.is(doc.info['x-changelog'], '/v1/changelog');
