@@ -11,3 +11,6 @@ export function creationScore(now = Date.now()): number {
   lastMs = now;
   return now + Math.min(seq, 999) / 1000;
 }
+
+/** The UTC day of a time (default: now) as YYYY-MM-DD: the one day every daily count, cap and file name uses. */
+export const utcDay = (at: number | Date = Date.now()): string => new Date(at).toISOString().slice(0, 10);

@@ -9,6 +9,7 @@
  * record marked failed, the claim freed. A process that dies before the enqueue leaves a ledger
  * entry with no live job, which the sweeper releases (sweeper.ts).
  */
+import { utcDay } from '../../core/clock.ts';
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
@@ -128,7 +129,7 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   const id = `${kind.idPrefix}_${randomUUID().replace(/-/g, '')}`;
   const plan = await kind.plan(services, auth, body, id);
   const now = Date.now();
-  const day = new Date(now).toISOString().slice(0, 10);
+  const day = utcDay(now);
   const person = personOf(key);
   const reservation: Reservation = { id, kind: kind.name, org: key.org, key_id: key.id, person, milli: plan.reserve.milli, rows: plan.reserve.rows, day, at: now };
   const record = { ...plan.record, version: 0, reservation } as unknown as R;

@@ -8,6 +8,7 @@
 import type { Services } from '../context.ts';
 import { runScript } from '../../core/adapters/redis.ts';
 import { TRANSITIONS, isFinished, type JobRecord, type PaidJobKind } from './kind.ts';
+import { RETRY, compareAndSet } from '../cas.ts';
 
 /**
  * KEYS: record, active set, index of the old status, index of the new (the record key again
@@ -124,7 +125,7 @@ export async function advanceLatest<R extends JobRecord>(
   step: (current: R) => Partial<R> | null | Promise<Partial<R> | null>,
   tries = 5,
 ): Promise<R | null> {
-  for (let i = 0; i < tries; i++) {
+  return compareAndSet<R | null>({ field: 'id', what: 'The job', attempts: tries, exhausted: () => null }, async () => {
     const current = await loadRecord(services, kind, org, id);
     if (!current) return null;
     const patch = await step(current);
@@ -133,7 +134,7 @@ export async function advanceLatest<R extends JobRecord>(
       return await advance(services, kind, current, patch);
     } catch (err) {
       if (!(err instanceof StaleJobError)) throw err;
+      return RETRY;
     }
-  }
-  return null;
+  });
 }

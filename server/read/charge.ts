@@ -8,6 +8,7 @@
  * same data load) within `cacheTtlS` seconds pays nothing again; the rows still count toward
  * the daily cap of the key's user. A reload of the data, another page, tier or signal is a new delivery.
  */
+import { utcDay } from '../../core/clock.ts';
 import { createHash } from 'node:crypto';
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
@@ -71,7 +72,7 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
   }
   const price = priceOf(c);
   const milli = c.rows * (price.base + price.signals);
-  const day = new Date().toISOString().slice(0, 10);
+  const day = utcDay();
   const ttlS = services.config.cacheTtlS;
   const receipt = c.delivery && ttlS > 0 ? { key: services.rk.paid(auth.key.org, receiptId(c, c.delivery)), ttlS } : undefined;
   const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, person: personOf(auth.key), milli, rows: c.rows, dailyRows: c.rows, dailyCap: services.config.dailyRowCap, day, budget: auth.key.budget }, crawl, receipt);

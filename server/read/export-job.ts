@@ -4,6 +4,7 @@
  * (the synchronous export's walk into a file, `<file>.<run>.part` renamed when complete) and its
  * settlement (rows written kept, the rest given back).
  */
+import { utcDay } from '../../core/clock.ts';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -116,7 +117,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
     // An empty file is no export: refused, where pricing it at 0 would let a tenant queue work for free.
     if (!rows) throw invalid({ field: 'filters', issue: 'no_matching_rows', expected: 'filters that match at least one row (the list with count_only=true gives the count)' }, 'No row matches these filters: an export of nothing is refused (nothing reserved)');
     const milli = chargeMilli({ def, tier: grant.projection.tier, rows, signals: req.signals });
-    const day = new Date().toISOString().slice(0, 10);
+    const day = utcDay();
     const record: Omit<ExportJob, 'version' | 'reservation'> = {
       id,
       org: auth.key.org,

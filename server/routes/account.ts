@@ -1,6 +1,7 @@
 /**
  * Health, whoami and credits.
  */
+import { utcDay } from '../../core/clock.ts';
 import Router from '@koa/router';
 import { changelog } from '../changelog.ts';
 import { budgetView } from './api-keys.ts';
@@ -92,7 +93,7 @@ export function accountRoutes(services: Services): Router {
     // The spec names no scope for the balance and excludes only test keys: every live key of the
     // organization may read it.
     const key = requireLiveKey(ctx, 'credits');
-    const [balance, usage, today] = await Promise.all([services.credits.balance(key.org), services.credits.usage(key.org, key.id), services.credits.spentOn(key.org, key.id, new Date().toISOString().slice(0, 10))]);
+    const [balance, usage, today] = await Promise.all([services.credits.balance(key.org), services.credits.usage(key.org, key.id), services.credits.spentOn(key.org, key.id, utcDay())]);
     ok(ctx, { organization: key.org, balance: toCredits(balance), key_usage: { credits_used: toCredits(usage.credits_milli), rows_returned: usage.rows, queries: usage.queries, cache_hits: usage.cache_hits }, key_budget: budgetView(key, usage.credits_milli, today) });
   });
   return r;

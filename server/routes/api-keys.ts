@@ -4,6 +4,7 @@
  * and the child keys of its user; any other key answers as an unknown id. Secrets are returned
  * only at creation and rotation. POST /v1/tokens/revoke revokes JWTs of the caller's user.
  */
+import { utcDay } from '../../core/clock.ts';
 import Router from '@koa/router';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
@@ -73,7 +74,7 @@ export function apiKeyRoutes(services: Services): Router {
   const r = new Router();
 
   const withUsage = async (k: KeyRecord) => {
-    const [u, today] = await Promise.all([services.credits.usage(k.org, k.id), k.budget ? services.credits.spentOn(k.org, k.id, new Date().toISOString().slice(0, 10)) : 0]);
+    const [u, today] = await Promise.all([services.credits.usage(k.org, k.id), k.budget ? services.credits.spentOn(k.org, k.id, utcDay()) : 0]);
     return { ...publicKey(k), credits_used: toCredits(u.credits_milli), rows_returned: u.rows, queries: u.queries, cache_hits: u.cache_hits, budget: budgetView(k, u.credits_milli, today) };
   };
 

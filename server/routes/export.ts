@@ -6,6 +6,7 @@
  * (server/read/export-send.ts).
  * Mounted before the read routes, so the path is never taken for a record id.
  */
+import { utcDay } from '../../core/clock.ts';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
@@ -38,7 +39,7 @@ export function exportRoutes(services: Services): Router {
       const charge: Charge = ctx.writable ? await chargeRows(services, { auth, def, tier, rows, signals: req.signals, crawl }) : { milli: 0, credits: 0, cacheHit: false };
       ctx.status = 200;
       ctx.set('Content-Type', 'text/csv; charset=utf-8');
-      ctx.set('Content-Disposition', `attachment; filename="${def.name}-${new Date().toISOString().slice(0, 10)}.csv"`);
+      ctx.set('Content-Disposition', `attachment; filename="${def.name}-${utcDay()}.csv"`);
       ctx.set('X-Export-Rows', String(rows));
       ctx.set('X-Total-Count', String(count));
       ctx.set('X-Credits-Charged', String(charge.credits));

@@ -5,6 +5,7 @@
  * provider and model. `from` and `to` are UTC dates (YYYY-MM-DD), inclusive, at most 366 days
  * apart; the default is the last 30 days.
  */
+import { utcDay } from '../../core/clock.ts';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
@@ -27,20 +28,20 @@ function period(ctx: Context): string[] {
     const raw = one(q, name);
     if (raw === undefined) return fallback;
     const t = Date.parse(`${raw}T00:00:00Z`);
-    if (!DAY_RE.test(raw) || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== raw) {
+    if (!DAY_RE.test(raw) || Number.isNaN(t) || utcDay(t) !== raw) {
       problems.push({ field: name, issue: 'invalid_format', expected: 'a date, YYYY-MM-DD (UTC)' });
       return fallback;
     }
     return t;
   };
-  const today = Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
+  const today = Date.parse(`${utcDay()}T00:00:00Z`);
   const to = day('to', today);
   const from = day('from', to - 29 * DAY_MS);
   if (!problems.length && from > to) problems.push({ field: 'from', issue: 'out_of_range', expected: 'a date on or before `to`' });
   if (!problems.length && (to - from) / DAY_MS + 1 > USAGE_MAX_DAYS) problems.push({ field: 'from', issue: 'out_of_range', expected: `at most ${USAGE_MAX_DAYS} days from \`from\` to \`to\`` });
   throwProblems(problems);
   const days: string[] = [];
-  for (let t = from; t <= to; t += DAY_MS) days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = from; t <= to; t += DAY_MS) days.push(utcDay(t));
   return days;
 }
 

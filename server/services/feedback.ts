@@ -15,6 +15,7 @@
  * resolve.
  */
 import { randomBytes } from 'node:crypto';
+import { RETRY, compareAndSet } from '../cas.ts';
 import { CLAIMED, KEPT, claimLua, fingerprintOf } from '../jobs/claim.ts';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
@@ -170,13 +171,13 @@ export class FeedbackStore {
     const org = await this.redis.hget(this.rk.feedbackOrgs(kind), id);
     if (!org) return 'missing';
     const key = this.rk.feedback(org, kind, id);
-    for (;;) {
+    return compareAndSet<FeedbackRecord | 'missing' | 'resolved'>({ field: 'id', what: 'The record' }, async () => {
       const raw = await this.redis.get(key);
       if (!raw) return 'missing';
       const rec = JSON.parse(raw) as FeedbackRecord;
       if (rec.status === 'resolved') return 'resolved';
       const next: FeedbackRecord = { ...rec, status: 'resolved', resolved_at: new Date().toISOString(), resolved_by: by, resolution_note: note };
-      if ((await this.redis.eval(RESOLVE_SCRIPT, 3, key, this.rk.feedbackOpen(org, kind), this.rk.feedbackOpenBy(org, kind, rec.filed_by.user), raw, JSON.stringify(next), id)) === 1) return next;
-    }
+      return (await this.redis.eval(RESOLVE_SCRIPT, 3, key, this.rk.feedbackOpen(org, kind), this.rk.feedbackOpenBy(org, kind, rec.filed_by.user), raw, JSON.stringify(next), id)) === 1 ? next : RETRY;
+    });
   }
 }

@@ -10,6 +10,7 @@
  * at the same moment, in any process and on a Redis Cluster (where the two records live in
  * different slots), at most one secret of a key works, and none once a revoke has answered.
  */
+import { utcDay } from '../../core/clock.ts';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
@@ -17,6 +18,7 @@ import type { KeyBudget } from './credits.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import type { Tier } from '../../mappings/types.ts';
+import { RETRY, compareAndSet } from '../cas.ts';
 import { ALL_SCOPES, DATA_READ_SCOPES, isDataReadScope, isKnownScope, withoutRetired } from '../scopes.ts';
 import { ApiError, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 
@@ -313,7 +315,7 @@ export class KeyService {
     await this.purgeRevoked(rec.org);
     if (!(await this.redis.exists(this.keys.activeKeys(rec.org)))) await this.rebuildActive(rec.org);
     const { maxChildKeys, maxOrgKeys, maxCreationsPerDay } = this.caps;
-    const day = new Date().toISOString().slice(0, 10);
+    const day = utcDay();
     const add = (this.redis as unknown as { bintelAddChild: (...a: (string | number)[]) => Promise<number> }).bintelAddChild;
     const keys = [this.keys.childKeys(rec.org, rec.user), this.keys.activeKeys(rec.org), this.keys.orgKeys(rec.org), this.keys.keyCreations(rec.org, rec.user, day)];
     const placed = Number(await add.call(this.redis, ...keys, maxChildKeys, maxOrgKeys, maxCreationsPerDay, rec.id, 2 * 86_400));
@@ -435,14 +437,13 @@ export class KeyService {
    */
   private async update(id: string, change: (cur: KeyRecord) => KeyRecord | null): Promise<KeyRecord> {
     const cas = (this.redis as unknown as { bintelKeyCas: (...a: string[]) => Promise<number> }).bintelKeyCas;
-    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+    return compareAndSet({ field: 'key_id', what: 'The key', attempts: CAS_ATTEMPTS }, async () => {
       const json = await this.redis.get(this.keys.key(id));
       if (!json) throw notFound('API key', 'key_id');
       const next = change(JSON.parse(json) as KeyRecord);
       if (!next) return JSON.parse(json) as KeyRecord;
-      if (Number(await cas.call(this.redis, this.keys.key(id), json, JSON.stringify(next)))) return next;
-    }
-    throw new ApiError('CONFLICT', 'The key kept changing under this call; retry', [{ field: 'key_id', issue: 'concurrent_change' }]);
+      return Number(await cas.call(this.redis, this.keys.key(id), json, JSON.stringify(next))) ? next : RETRY;
+    });
   }
 
   async get(id: string): Promise<KeyRecord | null> {

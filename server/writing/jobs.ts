@@ -16,7 +16,7 @@ import type { JobRecord, JobStatus, PaidJobKind } from '../jobs/kind.ts';
 import { advance, advanceLatest, loadRecord, StaleJobError } from '../jobs/store.ts';
 import { settle as settleReservation } from '../jobs/settle.ts';
 import { toCredits } from '../pricing.ts';
-import { creationScore } from '../../core/clock.ts';
+import { creationScore, utcDay } from '../../core/clock.ts';
 import type { Channel, LinkedinType, ResolvedContext } from './context.ts';
 import { jobView, WRITING_JOB_ID_PREFIX, type WritingEvent, type WritingJobView } from './job-view.ts';
 
@@ -81,7 +81,7 @@ export function newWritingJob(input: { id: string; org: string; user: string; ke
     output: null,
     resolved_context: null,
     billing: { credits_reserved: toCredits(input.reservedMilli), credits_charged: 0, credits_released: 0, credits_refunded: 0 },
-    internal: { org: input.org, user: input.user, keyId: input.keyId, day: now.toISOString().slice(0, 10), reservedMilli: input.reservedMilli, context: input.context, includeAiCosts: input.includeAiCosts, forceFailure: input.forceFailure, score: creationScore(now.getTime()) },
+    internal: { org: input.org, user: input.user, keyId: input.keyId, day: utcDay(now), reservedMilli: input.reservedMilli, context: input.context, includeAiCosts: input.includeAiCosts, forceFailure: input.forceFailure, score: creationScore(now.getTime()) },
   };
   return { ...r, ...eventPatch(r, 0, 'Queued') };
 }
@@ -129,7 +129,7 @@ async function failJob(services: Services, org: string, id: string, message: str
 
 /** Records a model's token use for GET /v1/usage/ai-costs. */
 async function recordCosts(services: Services, org: string, c: AiCosts): Promise<void> {
-  const key = services.rk.aiCosts(org, new Date().toISOString().slice(0, 10));
+  const key = services.rk.aiCosts(org, utcDay());
   const f = `${c.provider}|${c.model}`;
   const m = services.redis.multi();
   m.hincrby(key, `${f}|requests`, c.requests);

@@ -26,6 +26,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import { ApiError } from '../errors.ts';
+import { RETRY, compareAndSet } from '../cas.ts';
 
 export type RecordKind = 'identity' | 'play' | 'cta' | 'subject';
 type Obj = Record<string, unknown>;
@@ -199,7 +200,7 @@ export class WritingStore {
    */
   async update(org: string, kind: RecordKind, id: string, user: string, change: (cur: StoredRecord) => Obj, ifMatch: string | null, opts: { delete?: boolean } = {}): Promise<StoredRecord | null> {
     const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).bintelRecordCas;
-    for (let attempt = 0; attempt < 20; attempt++) {
+    return compareAndSet<StoredRecord | null>({ field: 'id', what: 'The record' }, async () => {
       const cur = await this.get(org, kind, id, user);
       if (!cur) return null;
       if (ifMatch !== null && ifMatch !== cur.etag && ifMatch !== '*') throw preconditionFailed();
@@ -211,8 +212,8 @@ export class WritingStore {
       if (res === 1) return next;
       if (res === 0) return null;
       if (ifMatch !== null) throw preconditionFailed();
-    }
-    throw new ApiError('CONFLICT', 'The record is changing too often to apply this write; retry', [{ field: 'id', issue: 'conflicting_values' }]);
+      return RETRY;
+    });
   }
 }
 
