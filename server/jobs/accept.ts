@@ -15,8 +15,8 @@ import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import { ApiError } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
-import { budgetExhausted } from '../read/charge.ts';
-import { DEBIT_LUA } from '../services/credits.ts';
+import { debitRefused } from '../read/charge.ts';
+import { DEBIT_LUA, debitOutcome } from '../services/credits.ts';
 import { runScript } from '../../core/adapters/redis.ts';
 import { CLAIMED, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
 import { loadRecord } from './store.ts';
@@ -152,7 +152,8 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   if (code === CLAIMED) return repeat(services, kind, key.org, { id: String(res[1]), fingerprint: String(res[2]) }, fingerprint);
   if (code === 6) throw activeCapReached(kind.name, Number(res[1]));
   if (code === 7) throw retainedCapReached(kind.name, Number(res[1]), Math.ceil((Number(res[2]) + ttl * 1000 - now) / 1000));
-  if (code !== 1) throw refused(code, Number(res[1]), plan.reserve.milli, key, kind.describe(body));
+  const outcome = debitOutcome(code);
+  if (outcome !== 'charged') throw debitRefused(outcome, { what: `${kind.describe(body)} reserves`, milli: plan.reserve.milli, balance: Number(res[1]), key, field: 'max_rows', cap: plan.reserve.dailyCap, day });
   countDebit(plan.reserve.milli);
 
   try {
@@ -201,9 +202,3 @@ function retainedCapReached(kind: string, cap: number, retryS: number): ApiError
   ]).withHeaders({ 'Retry-After': String(Math.max(1, retryS)) });
 }
 
-/** The one place a refused reservation becomes an error: 402 (pool or budget) or 429 (daily rows). */
-function refused(code: number, balance: number, milli: number, key: AuthState['key'], what: string): ApiError {
-  if (code === 4) return budgetExhausted(key, milli);
-  if (code === 2) return new ApiError('DAILY_CAP_EXCEEDED', `${what} would pass the daily row cap of this user (all its keys)`, [{ field: 'max_rows', issue: 'daily_row_cap' }]);
-  return new ApiError('INSUFFICIENT_CREDITS', `${what} reserves ${toCredits(milli)} credits; the organization has ${toCredits(balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
-}

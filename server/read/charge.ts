@@ -16,6 +16,7 @@ import { ApiError } from '../errors.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
 import { crawlDetected, type CrawlStep } from '../services/crawl.ts';
 import { personOf } from '../services/person.ts';
+import type { DebitRefusal } from '../services/credits.ts';
 import type { EntityDef, Tier } from '../../mappings/types.ts';
 
 export interface Charge {
@@ -77,15 +78,23 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
   const receipt = c.delivery && ttlS > 0 ? { key: services.rk.paid(auth.key.org, receiptId(c, c.delivery)), ttlS } : undefined;
   const res = await services.credits.debit({ org: auth.key.org, keyId: auth.key.id, person: personOf(auth.key), milli, rows: c.rows, dailyRows: c.rows, dailyCap: services.config.dailyRowCap, day, budget: auth.key.budget }, crawl, receipt);
   if (res.outcome === 'crawl') throw crawlDetected(res.run, crawl?.windowS ?? 0);
-  if (res.outcome === 'insufficient') {
-    throw new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits; the organization has ${toCredits(res.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(milli) }]);
-  }
-  if (res.outcome === 'budget') throw budgetExhausted(auth.key, milli);
-  if (res.outcome === 'daily_cap') {
-    const reset = new Date(`${day}T00:00:00Z`).getTime() + 86_400_000;
-    throw new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${services.config.dailyRowCap} rows of this user (all its keys) would be passed`, [{ field: 'page_size', issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.ceil((reset - Date.now()) / 1000)) });
-  }
+  if (res.outcome !== 'charged') throw debitRefused(res.outcome, { what: 'This call costs', milli, balance: res.balance, key: auth.key, field: 'page_size', cap: services.config.dailyRowCap, day });
   return res.cacheHit ? { milli: 0, credits: 0, cacheHit: true, day } : { milli, credits: toCredits(milli), cacheHit: false, day };
+}
+
+/**
+ * The one place a refused debit becomes an error, for charged reads and reserved jobs alike:
+ * 402 INSUFFICIENT_CREDITS (the pool), 402 key_budget_exhausted (a child key's budget) or 429
+ * DAILY_CAP_EXCEEDED (the user's rows of the UTC day, with Retry-After until the next day);
+ * `field` is what to change (page_size, max_rows), `what` how the message starts.
+ */
+export function debitRefused(outcome: DebitRefusal, c: { what: string; milli: number; balance: number; key: AuthState['key']; field: string; cap: number; day: string }): ApiError {
+  if (outcome === 'budget') return budgetExhausted(c.key, c.milli);
+  if (outcome === 'daily_cap') {
+    const reset = new Date(`${c.day}T00:00:00Z`).getTime() + 86_400_000;
+    return new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${c.cap} rows of this user (all its keys) would be passed`, [{ field: c.field, issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))) });
+  }
+  return new ApiError('INSUFFICIENT_CREDITS', `${c.what} ${toCredits(c.milli)} credits; the organization has ${toCredits(c.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(c.milli) }]);
 }
 
 /** 402 for a child key over its credit budget (the pool may still have credits); nothing charged. */

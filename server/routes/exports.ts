@@ -8,6 +8,7 @@
  * rows (`canReadJob`: the same user, read:<resource>, the job's tier, the same side); to any other
  * key it does not exist (404).
  */
+import { ok } from '../middleware/envelope.ts';
 import Router from '@koa/router';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -32,9 +33,8 @@ export function exportJobRoutes(services: Services): Router {
   r.post('/v1/exports', async (ctx: Context) => {
     requireLiveKey(ctx, 'async exports');
     const res = await accept(services, exportJobKind, authOf(ctx), bodyOf(ctx), idempotencyKeyOf(ctx));
-    ctx.status = res.status;
     if (res.status === 202) ctx.set('Location', `/v1/exports/${res.id}`);
-    ctx.body = { ok: true, data: res.data, meta: res.meta };
+    ok(ctx, res.data, res.meta, res.status);
   });
 
   r.get('/v1/exports', async (ctx: Context) => {
@@ -44,7 +44,7 @@ export function exportJobRoutes(services: Services): Router {
     const { page, pageSize } = pageParams(q, problems);
     throwProblems(problems);
     const { jobs, total } = await listReadableJobs(services, authOf(ctx).key, { from: page * pageSize, size: pageSize, status });
-    ctx.body = { ok: true, data: jobs.map(jobView), meta: { credits_charged: 0, ...listMeta(page, pageSize, jobs.length, total) } };
+    ok(ctx, jobs.map(jobView), listMeta(page, pageSize, jobs.length, total));
   });
 
   /** The job of the path, if this key may read it; 404 alike for no such job and one it may not read. */
@@ -57,7 +57,7 @@ export function exportJobRoutes(services: Services): Router {
   };
 
   r.get('/v1/exports/:id', async (ctx: Context) => {
-    ctx.body = { ok: true, data: jobView(await jobOf(ctx)), meta: { credits_charged: 0 } };
+    ok(ctx, jobView(await jobOf(ctx)));
   });
 
   r.get('/v1/exports/:id/download', async (ctx: Context) => {

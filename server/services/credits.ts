@@ -148,6 +148,10 @@ export interface Receipt {
 }
 
 const OUTCOMES = { 0: 'insufficient', 1: 'charged', 2: 'daily_cap', 4: 'budget' } as const;
+/** A refused debit's reason. */
+export type DebitRefusal = 'insufficient' | 'daily_cap' | 'budget';
+/** The one reading of DEBIT_LUA's result code (every script that embeds it answers these codes). */
+export const debitOutcome = (code: number): (typeof OUTCOMES)[keyof typeof OUTCOMES] => OUTCOMES[code as keyof typeof OUTCOMES] ?? 'insufficient';
 
 export class CreditService {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
@@ -207,7 +211,7 @@ export class CreditService {
     const [code, value, hit] = await run.call(this.redis, ...keys, ...args);
     if (code === 3) return { outcome: 'crawl', run: Number(value) };
     if (code === 1 && hit !== 1) countDebit(req.milli);
-    return { outcome: OUTCOMES[code as 0 | 1 | 2 | 4], balance: Number(value), cacheHit: hit === 1 };
+    return { outcome: debitOutcome(code), balance: Number(value), cacheHit: hit === 1 };
   }
 
   async usage(org: string, keyId: string): Promise<Usage> {
