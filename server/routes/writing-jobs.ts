@@ -21,7 +21,7 @@ import { toCredits } from '../pricing.ts';
 import { accept } from '../jobs/accept.ts';
 import { JOB_STATUSES } from '../jobs/kind.ts';
 import { listIndexed } from '../jobs/store.ts';
-import { jobView, loadWritingJob, writingJobKind, type WritingJobRecord } from '../writing/jobs.ts';
+import { jobView, loadWritingJob, writingJobKind, writingJobPrice, type WritingJobRecord } from '../writing/jobs.ts';
 
 /** Longest long poll. */
 export const WAIT_MS_MAX = 5_000;
@@ -48,7 +48,7 @@ export function writingJobRoutes(services: Services): Router {
     if (raw && typeof raw === 'object' && (raw as { dry_run?: unknown }).dry_run === true) {
       // A dry run resolves what a job would, and creates, reserves and charges nothing.
       const { req, context } = await writingJobKind.parse(services, auth, raw);
-      ok(ctx, { dry_run: true, job_created: false, prose_generated: false, estimated_credits: toCredits(config.writingReserveMilli[req.channel]), resolved_context: context }, { credits_reserved: 0, credits_charged: 0 });
+      ok(ctx, { dry_run: true, job_created: false, prose_generated: false, estimated_credits: toCredits(writingJobPrice(config, req.channel)), resolved_context: context }, { credits_reserved: 0, credits_charged: 0 });
       return;
     }
     const res = await accept(services, writingJobKind, auth, raw, idemKey);

@@ -163,6 +163,9 @@ export interface WritingBody {
 const label = (ctx: ResolvedContext): string => (ctx.channel === 'email' ? 'Writing email' : ctx.linkedin_type === 'connection_request' ? 'Writing connection request' : 'Writing LinkedIn message');
 
 /** The writing job kind. */
+/** Milli-credits a writing job of a channel reserves (and a dry run estimates): one price for both. */
+export const writingJobPrice = (config: Services['config'], channel: keyof Services['config']['writingReserveMilli']): number => config.writingReserveMilli[channel];
+
 export const writingJobKind: PaidJobKind<WritingBody, WritingPayload, WritingJobRecord> = {
   name: 'writing',
   idPrefix: WRITING_JOB_ID_PREFIX,
@@ -191,7 +194,7 @@ export const writingJobKind: PaidJobKind<WritingBody, WritingPayload, WritingJob
 
   async plan(services, auth, { req, context }, id) {
     const { key } = auth;
-    const milli = services.config.writingReserveMilli[req.channel];
+    const milli = writingJobPrice(services.config, req.channel);
     const record = newWritingJob({ id, org: key.org, user: key.user, keyId: key.id, reservedMilli: milli, context, includeAiCosts: req.include_ai_costs === true, forceFailure: req.force_failure === true });
     const { rk } = services;
     const prefix = `${record.channel}|generate`;

@@ -233,6 +233,10 @@ t('dry run: the resolved context and the estimate, no job, nothing reserved', as
   assert.is(await h.running.services.credits.balance(o.org), 100_000);
   assert.is((await get(o.secret, '/v1/writing-jobs')).body.meta.total_count, 0);
   assert.equal((await get(o.secret, '/v1/usage/writing')).body.data, []);
+  // The estimate is the price the same job reserves (one price for both).
+  const real = await post(o.secret, { ...EMAIL, writing: { case_study_id: 'none', content_angle_id: 'ca1' } });
+  assert.is(real.status, 202, JSON.stringify(real.body));
+  assert.is(real.body.meta.credits_reserved, res.body.data.estimated_credits);
 });
 
 t('jobs never cross users or organizations; test keys get 403; insufficient credits is 402 with nothing reserved', async () => {
