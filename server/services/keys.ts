@@ -184,7 +184,7 @@ export class KeyService {
    * identical JSON reuses the parsed, frozen record.
    */
   private readonly parsed = new Map<string, { json: string; rec: KeyRecord }>();
-  /** The key each secret (by hash) named when last seen, with its secret record's JSON (see authenticateAndCount). */
+  /** The key each secret (by hash) named when last seen, with its secret record's JSON (see authenticateHash). */
   private readonly secretIds = new Map<string, { id: string; parentId: string | null; json: string }>();
   private readonly caps: Required<KeyCaps>;
 
@@ -366,9 +366,9 @@ export class KeyService {
   }
 
   /** The key a secret belongs to, with its state (see `resolve`); null when unknown. Counts nothing. */
-  async authenticate(secret: string): Promise<KeyRecord | null> {
-    const h = hashSecret(secret);
-    return this.resolve(h, await this.redis.get(this.keys.keyBySecret(h)));
+  /** The key a secret belongs to (authenticateHash of its hash). */
+  authenticate(secret: string): Promise<KeyRecord | null> {
+    return this.authenticateHash(hashSecret(secret));
   }
 
   /**

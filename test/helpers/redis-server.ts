@@ -36,8 +36,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a redis-server (no persistence) and resolves once it answers PING. */
-export async function startRedisServer(): Promise<RedisServer> {
+/** Starts a redis-server (no persistence; `args` added to its command line) and resolves once it answers PING. */
+export async function startRedisServer(args: readonly string[] = []): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'bintel-redis-'));
   const port = await freePort();
   let proc: ChildProcess | null = null;
@@ -45,7 +45,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   let control: Redis | null = null;
   const start = async () => {
     if (proc && proc.exitCode === null) return;
-    proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...args], { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
       const r = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       r.on('error', () => {});

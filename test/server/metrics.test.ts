@@ -8,21 +8,13 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/redis-server.ts';
 import { startWorker, stopAll } from '../helpers/workers.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('metrics and readiness');
 let h: Harness;
 let data: DataFiles | undefined;
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** The metrics text of a harness's listener. */
 async function scrape(x: Harness): Promise<string> {
@@ -151,7 +143,7 @@ t('readiness: 200 with data loaded; 503 naming each missing alias of a namespace
 });
 
 t('readiness flips to 503 when Elasticsearch is unreachable, and the ES error counter sees it', async () => {
-  const dead = await startHarness({ ES_URL: `http://127.0.0.1:${await closedPort()}`, BINTEL_METRICS_PORT: '0' });
+  const dead = await startHarness({ ES_URL: `http://127.0.0.1:${await freePort()}`, BINTEL_METRICS_PORT: '0' });
   try {
     const before = await scrape(dead);
     const ready = await dead.call('GET', '/v1/health');
@@ -168,7 +160,7 @@ t('readiness flips to 503 when Elasticsearch is unreachable, and the ES error co
 });
 
 t('bintel worker serves its metrics too (queue depth, Redis), on BINTEL_METRICS_PORT', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   await startWorker({ BINTEL_NAMESPACE: h.config.namespace, BINTEL_METRICS_PORT: String(port) });
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   assert.is(res.status, 200);

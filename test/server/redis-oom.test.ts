@@ -6,42 +6,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('redis out of memory');
 let h: Harness;
 let data: DataFiles | undefined;
-let dir = '';
-let port = 0;
-let server: ChildProcess | null = null;
+let redis: RedisServer | null = null;
 let admin: Redis;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const p = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return p;
-}
-
-async function startRedis(): Promise<void> {
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--appendonly', 'no', '--save', '', '--dir', dir, '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const r = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    r.on('error', () => {});
-    const up = await r.connect().then(() => r.ping()).catch(() => null);
-    r.disconnect();
-    if (up === 'PONG') return;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error('redis-server did not start');
-}
 
 /**
  * Sets maxmemory below what is used (noeviction evicts nothing: Redis only refuses writes from
@@ -56,12 +29,10 @@ async function fillMemory(): Promise<void> {
 }
 
 t.before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'bintel-redis-oom-'));
-  port = await freePort();
-  await startRedis();
-  admin = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0 });
+  redis = await startRedisServer(['--maxmemory-policy', 'noeviction']);
+  admin = new Redis({ port: redis.port, lazyConnect: true, maxRetriesPerRequest: 0 });
   await admin.connect();
-  h = await startHarness({ REDIS_URL: `redis://127.0.0.1:${port}`, BINTEL_CACHE_TTL_S: '0' });
+  h = await startHarness({ REDIS_URL: redis.url, BINTEL_CACHE_TTL_S: '0' });
   data = await loadGenerated(h, { companies: 40, personnel: 10, brokerOffices: 4, brokers: 2, seed: 73 });
 });
 t.after(async () => {
@@ -69,9 +40,7 @@ t.after(async () => {
   await h?.close().catch(() => {});
   await data?.cleanup();
   admin?.disconnect();
-  const p = server;
-  if (p) await new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGKILL'); });
-  await rm(dir, { recursive: true, force: true });
+  await redis?.stop();
 });
 
 t('Redis refusing writes (OOM): a clear 503 naming Redis, nothing charged; then the call succeeds', async () => {
