@@ -76,6 +76,24 @@ const DEBIT = defineScript<DebitReply, DebitArgs>({ name: 'credits:debit', keys:
 const CRAWL_DEBIT = defineScript<DebitReply, DebitArgs>({ name: 'credits:crawl-debit', keys: 5, lua: CRAWL_THEN_DEBIT });
 
 /**
+ * The give-back of part of a debit, as the Lua function `give_back(milli, rows)` on KEYS 1-3
+ * (credits, usage, daily rows): the pool, the key's usage (total and the day's credits, rows)
+ * and the person's daily rows move back together; answers the new balance. REFUND and SETTLE
+ * include it.
+ */
+const GIVE_BACK_LUA = `
+local function give_back(milli, rows)
+  local balance = redis.call('INCRBY', KEYS[1], milli)
+  redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - milli)
+  local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
+  if redis.call('HEXISTS', KEYS[2], 'credits_milli:' .. day) == 1 then redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, 0 - milli) end
+  redis.call('HINCRBY', KEYS[2], 'rows', 0 - rows)
+  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], rows) end
+  return balance
+end
+`;
+
+/**
  * Gives back part of a debit (rows charged but not delivered: an export whose stream broke, or
  * whose data shrank between the count and the walk). KEYS: credits, usage, daily rows. ARGV:
  * milli, rows. Usage and the daily counter move back with the pool, in one step.
@@ -83,14 +101,8 @@ const CRAWL_DEBIT = defineScript<DebitReply, DebitArgs>({ name: 'credits:crawl-d
 const REFUND = defineScript<number, [milli: number, rows: number]>({
   name: 'credits:refund',
   keys: 3,
-  lua: `
-local balance = redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))
-redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - tonumber(ARGV[1]))
-local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
-if redis.call('HEXISTS', KEYS[2], 'credits_milli:' .. day) == 1 then redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, 0 - tonumber(ARGV[1])) end
-redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
-return balance
+  lua: `${GIVE_BACK_LUA}
+return give_back(tonumber(ARGV[1]), tonumber(ARGV[2]))
 `,
 });
 
@@ -103,7 +115,7 @@ return balance
  * leaves the ledger (KEYS[6] hash, KEYS[7] by time; '' none). Flag, refund, statistics and
  * ledger in one script: a crash cannot leave one without the others.
  */
-const SETTLE_LUA = `
+const SETTLE_LUA = `${GIVE_BACK_LUA}
 if ARGV[5] ~= '' then
   redis.call('HDEL', KEYS[6], ARGV[5])
   redis.call('ZREM', KEYS[7], ARGV[5])
@@ -112,14 +124,7 @@ if not redis.call('SET', KEYS[4], ARGV[3], 'NX', 'EX', tonumber(ARGV[4])) then
   return {0, redis.call('GET', KEYS[4])}
 end
 local milli = tonumber(ARGV[1])
-if milli > 0 then
-  redis.call('INCRBY', KEYS[1], milli)
-  redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - milli)
-  local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
-  if redis.call('HEXISTS', KEYS[2], 'credits_milli:' .. day) == 1 then redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, 0 - milli) end
-  redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
-  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
-end
+if milli > 0 then give_back(milli, tonumber(ARGV[2])) end
 if #ARGV > 5 then
   for i = 6, #ARGV, 2 do redis.call('HINCRBY', KEYS[5], ARGV[i], tonumber(ARGV[i + 1])) end
   redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
