@@ -18,7 +18,7 @@ import { envelope } from '../server/middleware/envelope.ts';
 import { NotFoundError, RejectedError, ServiceUnavailableError } from '../core/errors.ts';
 import { createEs } from '../core/adapters/es.ts';
 import { createEsSearch } from '../core/adapters/es-search.ts';
-import { createRedis } from '../core/adapters/redis.ts';
+import { createRedis, defineScript } from '../core/adapters/redis.ts';
 import { createServices } from '../server/context.ts';
 import { createApp } from '../server/app.ts';
 import { checkedFetch } from './helpers/contract.ts';
@@ -168,13 +168,12 @@ live('Elasticsearch on a closed port: ServiceUnavailableError from the general c
 live('Redis on a closed port: ServiceUnavailableError for commands, scripts, MULTI, pipelines and connect', async () => {
   const client = createRedis({ redisUrl: `redis://127.0.0.1:${await closedPort()}` }, { maxRetriesPerRequest: 0, connectTimeout: 500 });
   client.on('error', () => {});
-  client.defineCommand('bintelTestAnswer', { numberOfKeys: 0, lua: 'return 42' });
-  const script = (client as unknown as { bintelTestAnswer: () => Promise<number> }).bintelTestAnswer;
+  const script = defineScript<number, []>({ name: 'test:errors-answer', keys: 0, lua: 'return 42' });
   try {
     const started = Date.now();
     const errors = await Promise.all([
       client.get('k').catch((e: unknown) => e),
-      script.call(client).catch((e: unknown) => e),
+      script.run(client, [], []).catch((e: unknown) => e),
       client.multi().get('k').set('k', '1').exec().catch((e: unknown) => e),
       client.connect().catch((e: unknown) => e),
     ]);
@@ -218,8 +217,8 @@ live('Elasticsearch answers: a missing index is NotFoundError, a wrong query Rej
 
 live('Redis answers: a script that raises and a wrong-type command are RejectedError, not unavailability', async () => {
   const redis = testRedis();
-  redis.defineCommand('bintelTestRaise', { numberOfKeys: 0, lua: "return redis.error_reply('BINTELTEST raised on purpose')" });
-  const raised = await (redis as unknown as { bintelTestRaise: () => Promise<unknown> }).bintelTestRaise().catch((e: unknown) => e);
+  const raise = defineScript<never, []>({ name: 'test:errors-raise', keys: 0, lua: "return redis.error_reply('BINTELTEST raised on purpose')" });
+  const raised = await raise.run(redis, [], []).catch((e: unknown) => e);
   assert.instance(raised, RejectedError);
   assert.is((raised as RejectedError).type, 'BINTELTEST');
   const key = `${testConfig().namespace}:errors:${randomUUID()}`;

@@ -3,9 +3,9 @@
  * core/names.ts and prefixed by the namespace.
  *
  * Failures leave this adapter as the typed errors of core/errors.ts. Every command, whether
- * sent alone, auto-pipelined, in `multi()`/`pipeline()` or as a script from `defineCommand`,
- * passes through `Redis#sendCommand`, so the client below translates there: it wraps the
- * command's `reject`: one closure per command. A Proxy around the client would miss the
+ * sent alone, auto-pipelined, in `multi()`/`pipeline()` or as a script of the registry below
+ * (defineScript), passes through `Redis#sendCommand`, so the client below translates there: it
+ * wraps the command's `reject`: one closure per command. A Proxy around the client would miss the
  * `exec()` of the Pipeline that `multi()` and `pipeline()` return; bench/redis-errors.ts
  * measured both within noise of the raw client (about 1 µs per request at most).
  */
@@ -34,7 +34,7 @@ export function translateRedisError(err: Error): Error {
     if (NOT_READY.has(code)) return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err });
     // maxmemory reached under `noeviction`: the write is refused, nothing was written; not a bug of the request.
     if (code === 'OOM') return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err, full: true });
-    // The message is kept whole: ioredis's script runner looks for NOSCRIPT in it to reload the script.
+    // The message is kept whole (the code is its first word: NOSCRIPT makes defineScript reload the script).
     return new RejectedError({ service: 'redis', type: code, reason: err.message, cause: err });
   }
   return new ServiceUnavailableError({ service: 'redis', detail: err.message, cause: err });
@@ -61,8 +61,10 @@ function observed(command: Command, observe: RedisObserver | undefined): void {
     resolve(value as never);
   };
   // The error passes on as it came: the wrappers inside translate it (and a cluster's follow a redirection).
+  // A NOSCRIPT is no failure either: the script registry (defineScript) loads the script and runs it.
   command.reject = (err: Error) => {
-    if (!isRedirection(err)) observe(command.name, performance.now() - started, translateRedisError(err));
+    if (isNoScriptReply(err)) observe(command.name, performance.now() - started, null);
+    else if (!isRedirection(err)) observe(command.name, performance.now() - started, translateRedisError(err));
     reject(err);
   };
 }
@@ -86,6 +88,9 @@ class TranslatingRedis extends Redis {
     });
   }
 }
+
+/** A NOSCRIPT reply, as Redis sent it: the server does not hold the script an EVALSHA named. */
+const isNoScriptReply = (err: Error): boolean => err instanceof ReplyError && err.message.startsWith('NOSCRIPT');
 
 /** A cluster redirection reply (MOVED, ASK), which the cluster client follows itself. */
 export const isRedirection = (err: Error): boolean => err instanceof ReplyError && /^(MOVED|ASK) /.test(err.message);
@@ -258,23 +263,66 @@ export async function redisAnswers(url: string): Promise<boolean> {
   }
 }
 
-/** SHA-1 of each script text run by runScript. */
-const scriptShas = new Map<string, string>();
+/** What a Lua script receives in ARGV. */
+export type ScriptArg = string | number;
+
+/** A Lua script of the registry (defineScript): run it with `run`, by its SHA. */
+export interface RedisScript<Result, Args extends readonly ScriptArg[]> {
+  /** Unique among the scripts defined in the process (errors name it). */
+  readonly name: string;
+  /** How many KEYS it takes: a fixed count, or 'variadic' (as many as the call gives). */
+  readonly keys: number | 'variadic';
+  readonly lua: string;
+  /** SHA-1 of `lua`: what EVALSHA names. */
+  readonly sha: string;
+  /**
+   * Runs the script on `redis` with `keys` (KEYS) and `args` (ARGV) and answers its reply. Every
+   * key it touches must be in `keys`, all in one hash slot (core/names.ts), so a Redis Cluster
+   * routes it to the node that holds them.
+   */
+  run(redis: RedisClient, keys: readonly string[], args: Args): Promise<Result>;
+}
+
+/** Every script defined in this process, by name. */
+const registry = new Map<string, RedisScript<unknown, readonly ScriptArg[]>>();
+
+/** A NOSCRIPT reply, translated: the server does not hold the script (first call since it started, a restart, SCRIPT FLUSH). */
+const isNoScript = (err: unknown): boolean => err instanceof RejectedError && err.type === 'NOSCRIPT';
 
 /**
- * Runs a Lua script by its SHA (EVALSHA), with any number of keys; a server that does not hold
- * it yet (NOSCRIPT: first call, a restart, SCRIPT FLUSH) gets it by EVAL, which also caches it.
- * EVAL on every call would send the whole script each time: for the job layer's accept script
- * that was the largest string the API wrote per request. (A `defineCommand` script with a
- * variable key count broke ioredis's auto-pipelining when many calls met NOSCRIPT at once.)
+ * Defines a Lua script, once per module (a second definition of a name throws). `Result` is what
+ * its reply reads as, `Args` its ARGV; both are the script's declaration, so no call casts.
+ *
+ * A run is one EVALSHA; a server that does not hold the script yet answers NOSCRIPT (which
+ * changed nothing) and gets it by EVAL, which also caches it. Both are plain commands: they
+ * auto-pipeline with the request's other commands, and in a cluster go to the node of their
+ * keys (EVAL reloads it there). EVAL on every call would send the whole text each time (for the
+ * job accept script the largest string the API wrote per request); ioredis's `defineCommand`,
+ * which this replaces, broke auto-pipelining when many calls with a variable key count met
+ * NOSCRIPT at once.
  */
-export async function runScript(redis: RedisClient, lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-  let sha = scriptShas.get(lua);
-  if (!sha) scriptShas.set(lua, (sha = createHash('sha1').update(lua).digest('hex')));
-  try {
-    return await redis.evalsha(sha, keys.length, ...keys, ...args);
-  } catch (err) {
-    if (!(err instanceof RejectedError && err.type === 'NOSCRIPT')) throw err;
-    return redis.eval(lua, keys.length, ...keys, ...args);
-  }
+export function defineScript<Result, Args extends readonly ScriptArg[] = readonly ScriptArg[]>(spec: { name: string; keys: number | 'variadic'; lua: string }): RedisScript<Result, Args> {
+  const { name, keys: count, lua } = spec;
+  if (registry.has(name)) throw new Error(`Redis script ${name} is defined twice`);
+  const sha = createHash('sha1').update(lua).digest('hex');
+  const script: RedisScript<Result, Args> = {
+    name,
+    keys: count,
+    lua,
+    sha,
+    async run(redis, keys, args) {
+      if (count !== 'variadic' && keys.length !== count) throw new Error(`Redis script ${name} takes ${count} keys, not ${keys.length}`);
+      try {
+        return (await redis.evalsha(sha, keys.length, ...keys, ...args)) as Result;
+      } catch (err) {
+        if (!isNoScript(err)) throw err;
+        return (await redis.eval(lua, keys.length, ...keys, ...args)) as Result;
+      }
+    },
+  };
+  registry.set(name, script as RedisScript<unknown, readonly ScriptArg[]>);
+  return script;
 }
+
+/** Every script defined so far in this process (the modules that define them imported). */
+export const definedScripts = (): readonly RedisScript<unknown, readonly ScriptArg[]>[] => [...registry.values()];

@@ -16,8 +16,8 @@ import type { AuthState } from '../middleware/auth.ts';
 import { ApiError } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
 import { debitRefused } from '../read/charge.ts';
-import { DEBIT_LUA, debitOutcome } from '../services/credits.ts';
-import { runScript } from '../../core/adapters/redis.ts';
+import { DEBIT_LUA, debitOutcome, type DebitArgs } from '../services/credits.ts';
+import { defineScript } from '../../core/adapters/redis.ts';
 import { CLAIMED, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
 import { loadRecord } from './store.ts';
 import { personOf } from '../services/person.ts';
@@ -35,7 +35,25 @@ import { countDebit } from '../metrics.ts';
  * Returns {1, balance}; {5, id, fingerprint} for a claimed key; {6, cap}; {7, cap, oldest score};
  * or the debit's refusal.
  */
-const ACCEPT = `
+type AcceptArgs = [
+  ...debit: DebitArgs,
+  id: string,
+  fingerprint: string,
+  claimTtlS: number | '',
+  record: string,
+  recordTtlS: number,
+  ledgerEntry: string,
+  now: number,
+  activeCap: number,
+  score: number,
+  cutoff: number,
+  retainedCap: number,
+  ...stats: (string | number)[],
+];
+const ACCEPT = defineScript<(string | number)[], AcceptArgs>({
+  name: 'jobs:accept',
+  keys: 'variadic',
+  lua: `
 local function debit()
 ${DEBIT_LUA}
 end
@@ -67,7 +85,8 @@ if #ARGV > 21 then
   redis.call('EXPIRE', KEYS[10], tonumber(ARGV[15]))
 end
 return {1, d[2]}
-`;
+`,
+});
 
 /** How long this process trusts that an organization is in the sweeper's set before adding it again. */
 const LEDGER_ORG_RECHECK_MS = 10 * 60_000;
@@ -138,11 +157,11 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   // The sweeper finds organizations here; written first, so a crash right after the debit is still found.
   await noteLedgerOrg(services, key.org);
   const keys = [rk.credits(key.org), rk.usage(key.org, key.id), rk.dailyRows(key.org, person, day), rk.paid(key.org, '-'), claimKey, rk.ledger(key.org), rk.ledgerByTime(key.org), kind.recordKey(rk, key.org, id), rk.activeJobs(key.org, kind.name), plan.stats?.key ?? rk.paid(key.org, '-'), ...plan.indexes];
-  const debitArgs = [plan.reserve.milli, plan.reserve.rows, plan.reserve.dailyRows, plan.reserve.dailyCap, 0, 0, 0, 0, key.budget?.total_milli ?? -1, key.budget?.daily_milli ?? -1];
-  const args = [...debitArgs, id, fingerprint, idemKey ? ttl : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, kind.retainedCap?.(config) ?? -1, ...Object.entries(plan.stats?.incr ?? {}).flat()];
+  const debitArgs: DebitArgs = [plan.reserve.milli, plan.reserve.rows, plan.reserve.dailyRows, plan.reserve.dailyCap, 0, 0, 0, 0, key.budget?.total_milli ?? -1, key.budget?.daily_milli ?? -1];
+  const args: AcceptArgs = [...debitArgs, id, fingerprint, idemKey ? ttl : '', JSON.stringify(record), ttl, JSON.stringify(reservation), now, cap ?? -1, kind.score(record), now - ttl * 1000, kind.retainedCap?.(config) ?? -1, ...Object.entries(plan.stats?.incr ?? {}).flat()];
   let res: (string | number)[];
   try {
-    res = (await runScript(redis, ACCEPT, keys, args)) as (string | number)[];
+    res = await ACCEPT.run(redis, keys, args);
   } catch (err) {
     // A command of the script failed part-way: give back what it did (the ledger entry says whether the debit happened).
     await undo(services, kind, reservation, claimKey, (err as Error).message);

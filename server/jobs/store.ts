@@ -6,7 +6,7 @@
  * with a cap) and the record's status index (writing jobs) in step with the status.
  */
 import type { Services } from '../context.ts';
-import { runScript } from '../../core/adapters/redis.ts';
+import { defineScript } from '../../core/adapters/redis.ts';
 import { TRANSITIONS, isFinished, type JobRecord, type PaidJobKind } from './kind.ts';
 import { RETRY, compareAndSet } from '../cas.ts';
 
@@ -15,7 +15,10 @@ import { RETRY, compareAndSet } from '../cas.ts';
  * when none). ARGV: status read, version read, JSON to write, TTL, id, 1 when the new status is
  * final, score. 1 when written; 0 when the record is gone; -1 when it changed since it was read.
  */
-const SAVE = `
+const SAVE = defineScript<number, [status: string, version: number, json: string, ttlS: number, id: string, final: 0 | 1, score: number]>({
+  name: 'jobs:save',
+  keys: 4,
+  lua: `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
 local rec = cjson.decode(cur)
@@ -30,7 +33,8 @@ if KEYS[3] ~= KEYS[4] then
   end
 end
 return 1
-`;
+`,
+});
 
 /** A write refused because the record changed since it was read (another worker has the job). */
 export class StaleJobError extends Error {
@@ -101,8 +105,7 @@ export async function advance<R extends JobRecord>(services: Services, kind: Pai
   const from = kind.statusIndex(rk, current, current.status) ?? recordKey;
   const to = kind.statusIndex(rk, next, next.status) ?? recordKey;
   const keys = [recordKey, rk.activeJobs(org, kind.name), from, to];
-  const args = [current.status, current.version, JSON.stringify(next), kind.recordTtlS(config), current.id, isFinished(next.status) ? 1 : 0, kind.score(next)];
-  const res = Number(await runScript(services.redis, SAVE, keys, args));
+  const res = Number(await SAVE.run(services.redis, keys, [current.status, current.version, JSON.stringify(next), kind.recordTtlS(config), current.id, isFinished(next.status) ? 1 : 0, kind.score(next)]));
   if (res !== 1) {
     services.log.warn({ kind: kind.name, job: current.id, org, from: current.status, to: next.status, version: current.version }, 'stale job write refused');
     throw new StaleJobError(kind.name, current.id);

@@ -16,7 +16,7 @@
  * its debit in one script (services/credits.ts `debit` with `crawl`); CrawlGuard.check is the
  * step alone, for pages that cost nothing.
  */
-import type { RedisClient } from '../../core/adapters/redis.ts';
+import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import { ApiError } from '../errors.ts';
 
@@ -43,6 +43,9 @@ end
 `;
 }
 
+/** The step alone (CrawlGuard.check). KEYS: the state. ARGV: the page's start, the window, the threshold. The distinct pages counted with this one. */
+const STEP = defineScript<number, [start: number, windowS: number, threshold: number]>({ name: 'crawl:step', keys: 1, lua: `${crawlStepLua(1, 1)}\nreturn run` });
+
 /** What a paid page passes to the debit so both happen in one step. */
 export interface CrawlStep {
   key: string;
@@ -67,9 +70,7 @@ export class CrawlGuard {
     private readonly keys: RedisKeys,
     private readonly threshold: number,
     private readonly windowS = 900,
-  ) {
-    this.redis.defineCommand('bintelCrawlStep', { numberOfKeys: 1, lua: `${crawlStepLua(1, 1)}\nreturn run` });
-  }
+  ) {}
 
   /** The step of one page request of a person (`start`: its first row), for the debit script to take (see services/credits.ts). */
   step(org: string, person: string, fingerprint: string, start: number): CrawlStep {
@@ -78,8 +79,7 @@ export class CrawlGuard {
 
   /** Takes a page's step on its own (pages that cost nothing); throws CRAWL_DETECTED past the threshold. */
   async check(step: CrawlStep): Promise<void> {
-    const run = (this.redis as unknown as { bintelCrawlStep: (...a: (string | number)[]) => Promise<number> }).bintelCrawlStep;
-    const pages = await run.call(this.redis, step.key, step.start, step.windowS, step.threshold);
+    const pages = await STEP.run(this.redis, [step.key], [step.start, step.windowS, step.threshold]);
     if (pages > step.threshold) throw crawlDetected(pages, step.windowS);
   }
 }

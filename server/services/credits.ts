@@ -4,7 +4,7 @@
  * rows (server/services/person.ts) in the same step; it either does all of it or nothing. Every key the script touches carries
  * the organization's hash tag, so the script is Redis Cluster-safe.
  */
-import type { RedisClient } from '../../core/adapters/redis.ts';
+import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import { crawlStepLua, type CrawlStep } from './crawl.ts';
 import { countDebit, countRefund } from '../metrics.ts';
@@ -68,20 +68,43 @@ const CRAWL_THEN_DEBIT = `${crawlStepLua(5, 6)}
 if run > tonumber(ARGV[8]) then return {3, run} end
 ${DEBIT_LUA}`;
 
+/** ARGV of DEBIT_LUA (and of CRAWL_THEN_DEBIT: 6-8 its crawl step). */
+export type DebitArgs = [milli: number, rows: number, dailyRows: number, dailyCap: number, receiptTtlS: number, crawlStart: number, crawlWindowS: number, crawlThreshold: number, budgetTotal: number, budgetDaily: number];
+/** {code, balance or the crawl run or the count that refused, cache hit}. */
+type DebitReply = [code: number, value: number, hit?: number];
+const DEBIT = defineScript<DebitReply, DebitArgs>({ name: 'credits:debit', keys: 4, lua: DEBIT_LUA });
+const CRAWL_DEBIT = defineScript<DebitReply, DebitArgs>({ name: 'credits:crawl-debit', keys: 5, lua: CRAWL_THEN_DEBIT });
+
+/**
+ * The give-back of part of a debit, as the Lua function `give_back(milli, rows)` on KEYS 1-3
+ * (credits, usage, daily rows): the pool, the key's usage (total and the day's credits, rows)
+ * and the person's daily rows move back together; answers the new balance. REFUND and SETTLE
+ * include it.
+ */
+const GIVE_BACK_LUA = `
+local function give_back(milli, rows)
+  local balance = redis.call('INCRBY', KEYS[1], milli)
+  redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - milli)
+  local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
+  if redis.call('HEXISTS', KEYS[2], 'credits_milli:' .. day) == 1 then redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, 0 - milli) end
+  redis.call('HINCRBY', KEYS[2], 'rows', 0 - rows)
+  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], rows) end
+  return balance
+end
+`;
+
 /**
  * Gives back part of a debit (rows charged but not delivered: an export whose stream broke, or
  * whose data shrank between the count and the walk). KEYS: credits, usage, daily rows. ARGV:
  * milli, rows. Usage and the daily counter move back with the pool, in one step.
  */
-const REFUND = `
-local balance = redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))
-redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - tonumber(ARGV[1]))
-local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
-if redis.call('HEXISTS', KEYS[2], 'credits_milli:' .. day) == 1 then redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, 0 - tonumber(ARGV[1])) end
-redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
-return balance
-`;
+const REFUND = defineScript<number, [milli: number, rows: number]>({
+  name: 'credits:refund',
+  keys: 3,
+  lua: `${GIVE_BACK_LUA}
+return give_back(tonumber(ARGV[1]), tonumber(ARGV[2]))
+`,
+});
 
 /**
  * Settles a reservation once: KEYS[4] is the settlement flag of the reservation (SET NX with a
@@ -92,7 +115,7 @@ return balance
  * leaves the ledger (KEYS[6] hash, KEYS[7] by time; '' none). Flag, refund, statistics and
  * ledger in one script: a crash cannot leave one without the others.
  */
-const SETTLE = `
+const SETTLE_LUA = `${GIVE_BACK_LUA}
 if ARGV[5] ~= '' then
   redis.call('HDEL', KEYS[6], ARGV[5])
   redis.call('ZREM', KEYS[7], ARGV[5])
@@ -101,20 +124,14 @@ if not redis.call('SET', KEYS[4], ARGV[3], 'NX', 'EX', tonumber(ARGV[4])) then
   return {0, redis.call('GET', KEYS[4])}
 end
 local milli = tonumber(ARGV[1])
-if milli > 0 then
-  redis.call('INCRBY', KEYS[1], milli)
-  redis.call('HINCRBY', KEYS[2], 'credits_milli', 0 - milli)
-  local day = string.match(KEYS[3], '(%d%d%d%d%-%d%d%-%d%d)$') or 'day'
-  if redis.call('HEXISTS', KEYS[2], 'credits_milli:' .. day) == 1 then redis.call('HINCRBY', KEYS[2], 'credits_milli:' .. day, 0 - milli) end
-  redis.call('HINCRBY', KEYS[2], 'rows', 0 - tonumber(ARGV[2]))
-  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], tonumber(ARGV[2])) end
-end
+if milli > 0 then give_back(milli, tonumber(ARGV[2])) end
 if #ARGV > 5 then
   for i = 6, #ARGV, 2 do redis.call('HINCRBY', KEYS[5], ARGV[i], tonumber(ARGV[i + 1])) end
   redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
 end
 return {1, ARGV[3]}
 `;
+const SETTLE = defineScript<[settled: number, outcome: string], [milli: number, rows: number, outcome: string, ttlS: number, reservation: string, ...stats: (string | number)[]]>({ name: 'credits:settle', keys: 7, lua: SETTLE_LUA });
 
 export type DebitResult =
   | {
@@ -154,12 +171,7 @@ export type DebitRefusal = 'insufficient' | 'daily_cap' | 'budget';
 export const debitOutcome = (code: number): (typeof OUTCOMES)[keyof typeof OUTCOMES] => OUTCOMES[code as keyof typeof OUTCOMES] ?? 'insufficient';
 
 export class CreditService {
-  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {
-    this.redis.defineCommand('bintelDebit', { numberOfKeys: 4, lua: DEBIT_LUA });
-    this.redis.defineCommand('bintelCrawlDebit', { numberOfKeys: 5, lua: CRAWL_THEN_DEBIT });
-    this.redis.defineCommand('bintelRefund', { numberOfKeys: 3, lua: REFUND });
-    this.redis.defineCommand('bintelSettle', { numberOfKeys: 7, lua: SETTLE });
-  }
+  constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {}
 
   /**
    * Settles a reservation exactly once (see SETTLE): the first call for `flag` gives back `milli`
@@ -168,19 +180,18 @@ export class CreditService {
    * this call settled, and the recorded outcome.
    */
   async settleOnce(req: { org: string; keyId: string; person: string; milli: number; rows: number; day: string; flag: string; outcome: string; ttlS: number; reservation?: string; stats?: { key: string; incr: Record<string, number> } }): Promise<{ settled: boolean; outcome: string }> {
-    const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<[number, string]>>).bintelSettle;
     // Without statistics the script is handed the flag again as KEYS[5] (same slot), untouched.
     const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), req.flag, req.stats?.key ?? req.flag, this.keys.ledger(req.org), this.keys.ledgerByTime(req.org)];
     const pairs = Object.entries(req.stats?.incr ?? {}).flat();
-    const [settled, outcome] = await run.call(this.redis, ...keys, req.milli, req.rows, req.outcome, req.ttlS, req.reservation ?? '', ...pairs);
+    const [settled, outcome] = await SETTLE.run(this.redis, keys, [req.milli, req.rows, req.outcome, req.ttlS, req.reservation ?? '', ...pairs]);
     if (settled === 1) countRefund(req.milli);
     return { settled: settled === 1, outcome: String(outcome) };
   }
 
   /** Gives back `milli` and `rows` of an earlier debit of the key (and its person's daily rows) on `day` (see REFUND); returns the new balance. */
   async refund(req: { org: string; keyId: string; person: string; milli: number; rows: number; day: string }): Promise<number> {
-    const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).bintelRefund;
-    const balance = Number(await run.call(this.redis, this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), req.milli, req.rows));
+    const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day)];
+    const balance = Number(await REFUND.run(this.redis, keys, [req.milli, req.rows]));
     countRefund(req.milli);
     return balance;
   }
@@ -203,12 +214,10 @@ export class CreditService {
    * a charged one leaves its receipt for `receipt.ttlS` seconds.
    */
   async debit(req: { org: string; keyId: string; person: string; milli: number; rows: number; dailyRows: number; dailyCap: number; day: string; budget?: KeyBudget | null }, crawl?: CrawlStep, receipt?: Receipt): Promise<DebitResult> {
-    const cmd = crawl ? 'bintelCrawlDebit' : 'bintelDebit';
-    const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number[]>>)[cmd];
     // Without a receipt the script is handed a key in the org's slot that it will not touch (TTL 0).
     const keys = [this.keys.credits(req.org), this.keys.usage(req.org, req.keyId), this.keys.dailyRows(req.org, req.person, req.day), receipt?.key ?? this.keys.paid(req.org, '-'), ...(crawl ? [crawl.key] : [])];
-    const args = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, ...(crawl ? [crawl.start, crawl.windowS, crawl.threshold] : [0, 0, 0]), req.budget?.total_milli ?? -1, req.budget?.daily_milli ?? -1];
-    const [code, value, hit] = await run.call(this.redis, ...keys, ...args);
+    const args: DebitArgs = [req.milli, req.rows, req.dailyRows, req.dailyCap, receipt?.ttlS ?? 0, crawl?.start ?? 0, crawl?.windowS ?? 0, crawl?.threshold ?? 0, req.budget?.total_milli ?? -1, req.budget?.daily_milli ?? -1];
+    const [code, value, hit] = await (crawl ? CRAWL_DEBIT : DEBIT).run(this.redis, keys, args);
     if (code === 3) return { outcome: 'crawl', run: Number(value) };
     if (code === 1 && hit !== 1) countDebit(req.milli);
     return { outcome: debitOutcome(code), balance: Number(value), cacheHit: hit === 1 };

@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { RETRY, compareAndSet } from '../cas.ts';
 import { CLAIMED, KEPT, claimLua, fingerprintOf } from '../jobs/claim.ts';
-import type { RedisClient } from '../../core/adapters/redis.ts';
+import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 
 export const FEEDBACK_KINDS = ['report', 'flag'] as const;
@@ -58,7 +58,10 @@ export interface FeedbackRecord {
  * it, {6, open} when the organization's open records are at its cap, or {7, open} when the
  * author's are at theirs.
  */
-const FILE_SCRIPT = `${claimLua(1, 1)}
+const FILE_SCRIPT = defineScript<[code: number, earlierId?: string | number, earlierFingerprint?: string], [id: string, fingerprint: string, claimTtlS: number | '', json: string, score: number, cap: number, authorCap: number]>({
+  name: 'feedback:file',
+  keys: 5,
+  lua: `${claimLua(1, 1)}
 local org = redis.call('SCARD', KEYS[4])
 if org >= tonumber(ARGV[6]) then return {6, org} end
 local mine = redis.call('SCARD', KEYS[5])
@@ -69,16 +72,21 @@ redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('SADD', KEYS[5], ARGV[1])
 claim()
 return {1}
-`;
+`,
+});
 
 /** Resolves a record by compare-and-set: KEYS = record, open set, the author's open set; ARGV = the JSON read, the JSON to write, id. 1 when written. */
-const RESOLVE_SCRIPT = `
+const RESOLVE_SCRIPT = defineScript<number, [read: string, next: string, id: string]>({
+  name: 'feedback:resolve',
+  keys: 3,
+  lua: `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SREM', KEYS[2], ARGV[3])
 redis.call('SREM', KEYS[3], ARGV[3])
 return 1
-`;
+`,
+});
 
 /** What `file` did: the record, and whether an earlier call with the same key had filed it; or why nothing was filed. */
 export type Filed = { record: FeedbackRecord; reused: boolean } | { conflict: true } | { capped: number; open: number; per: 'user' | 'organization' };
@@ -109,7 +117,7 @@ export class FeedbackStore {
     };
     const fingerprint = fingerprintOf(kind, who.keyId, fields);
     const keys = [this.rk.idemClaim(who.org, who.user, kind, idemKey ?? '-'), this.rk.feedback(who.org, kind, record.id), this.rk.feedbackByUser(who.org, kind, who.user), this.rk.feedbackOpen(who.org, kind), this.rk.feedbackOpenBy(who.org, kind, who.user)];
-    const [code, earlierId, earlierFingerprint] = (await this.redis.eval(FILE_SCRIPT, 5, ...keys, record.id, fingerprint, idemKey ? KEPT : '', JSON.stringify(record), now.getTime(), this.maxOpen, this.maxOpenPerUser)) as [number, (string | number)?, string?];
+    const [code, earlierId, earlierFingerprint] = await FILE_SCRIPT.run(this.redis, keys, [record.id, fingerprint, idemKey ? KEPT : '', JSON.stringify(record), now.getTime(), this.maxOpen, this.maxOpenPerUser]);
     if (code === 6) return { capped: this.maxOpen, open: Number(earlierId), per: 'organization' };
     if (code === 7) return { capped: this.maxOpenPerUser, open: Number(earlierId), per: 'user' };
     const created = code !== CLAIMED;
@@ -177,7 +185,7 @@ export class FeedbackStore {
       const rec = JSON.parse(raw) as FeedbackRecord;
       if (rec.status === 'resolved') return 'resolved';
       const next: FeedbackRecord = { ...rec, status: 'resolved', resolved_at: new Date().toISOString(), resolved_by: by, resolution_note: note };
-      return (await this.redis.eval(RESOLVE_SCRIPT, 3, key, this.rk.feedbackOpen(org, kind), this.rk.feedbackOpenBy(org, kind, rec.filed_by.user), raw, JSON.stringify(next), id)) === 1 ? next : RETRY;
+      return (await RESOLVE_SCRIPT.run(this.redis, [key, this.rk.feedbackOpen(org, kind), this.rk.feedbackOpenBy(org, kind, rec.filed_by.user)], [raw, JSON.stringify(next), id])) === 1 ? next : RETRY;
     });
   }
 }

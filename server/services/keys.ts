@@ -12,7 +12,7 @@
  */
 import { utcDay } from '../../core/clock.ts';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { RedisClient } from '../../core/adapters/redis.ts';
+import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import type { KeyBudget } from './credits.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
@@ -125,11 +125,15 @@ export interface CreateKeyInput {
 }
 
 /** Compare-and-set of one key's record: KEYS = the record; ARGV = the JSON read, the JSON to write. 1 when written. */
-const COMPARE_AND_SET = `
+const COMPARE_AND_SET = defineScript<number, [read: string, next: string]>({
+  name: 'keys:cas',
+  keys: 1,
+  lua: `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1
-`;
+`,
+});
 
 /**
  * A child key's place among its user's and its organization's keys, with the caps, in one
@@ -138,7 +142,10 @@ return 1
  * cap, the creations cap, the child's id, the counter's lifetime (s). 1 when added; -1, -2, -3
  * when the user's, the organization's or the day's cap is reached (nothing written).
  */
-const ADD_CHILD = `
+const ADD_CHILD = defineScript<number, [maxChildKeys: number, maxOrgKeys: number, maxCreationsPerDay: number, id: string, counterTtlS: number]>({
+  name: 'keys:add-child',
+  keys: 4,
+  lua: `
 if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
 if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then return -2 end
 if tonumber(redis.call('GET', KEYS[4]) or '0') >= tonumber(ARGV[3]) then return -3 end
@@ -148,7 +155,8 @@ redis.call('SADD', KEYS[1], ARGV[4])
 redis.call('SADD', KEYS[2], ARGV[4])
 redis.call('SADD', KEYS[3], ARGV[4])
 return 1
-`;
+`,
+});
 
 /** Key records kept parsed per process (by key id): a request whose stored record is unchanged skips the parse. */
 const PARSED_MAX = 10_000;
@@ -190,8 +198,6 @@ export class KeyService {
 
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys, caps: KeyCaps = {}) {
     this.caps = { maxChildKeys: 100, maxOrgKeys: 1_000, maxCreationsPerDay: 100, revokedRetentionS: 30 * 86_400, ...caps };
-    this.redis.defineCommand('bintelKeyCas', { numberOfKeys: 1, lua: COMPARE_AND_SET });
-    this.redis.defineCommand('bintelAddChild', { numberOfKeys: 4, lua: ADD_CHILD });
   }
 
   /**
@@ -316,9 +322,8 @@ export class KeyService {
     if (!(await this.redis.exists(this.keys.activeKeys(rec.org)))) await this.rebuildActive(rec.org);
     const { maxChildKeys, maxOrgKeys, maxCreationsPerDay } = this.caps;
     const day = utcDay();
-    const add = (this.redis as unknown as { bintelAddChild: (...a: (string | number)[]) => Promise<number> }).bintelAddChild;
     const keys = [this.keys.childKeys(rec.org, rec.user), this.keys.activeKeys(rec.org), this.keys.orgKeys(rec.org), this.keys.keyCreations(rec.org, rec.user, day)];
-    const placed = Number(await add.call(this.redis, ...keys, maxChildKeys, maxOrgKeys, maxCreationsPerDay, rec.id, 2 * 86_400));
+    const placed = Number(await ADD_CHILD.run(this.redis, keys, [maxChildKeys, maxOrgKeys, maxCreationsPerDay, rec.id, 2 * 86_400]));
     if (placed === 1) return;
     const [message, expected] =
       placed === -1
@@ -436,13 +441,12 @@ export class KeyService {
    * writer in between makes it read and decide again, so no change is ever made to a stale copy.
    */
   private async update(id: string, change: (cur: KeyRecord) => KeyRecord | null): Promise<KeyRecord> {
-    const cas = (this.redis as unknown as { bintelKeyCas: (...a: string[]) => Promise<number> }).bintelKeyCas;
     return compareAndSet({ field: 'key_id', what: 'The key', attempts: CAS_ATTEMPTS }, async () => {
       const json = await this.redis.get(this.keys.key(id));
       if (!json) throw notFound('API key', 'key_id');
       const next = change(JSON.parse(json) as KeyRecord);
       if (!next) return JSON.parse(json) as KeyRecord;
-      return Number(await cas.call(this.redis, this.keys.key(id), json, JSON.stringify(next))) ? next : RETRY;
+      return Number(await COMPARE_AND_SET.run(this.redis, [this.keys.key(id)], [json, JSON.stringify(next)])) ? next : RETRY;
     });
   }
 

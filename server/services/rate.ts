@@ -9,7 +9,7 @@
  * a new one after it. A request whose credential then turns out refused (revoked, rotated) is
  * given back and forgotten, so a revoked key cannot spend its user's window.
  */
-import type { RedisClient } from '../../core/adapters/redis.ts';
+import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import type { KeyRecord } from './keys.ts';
 import { personOf } from './person.ts';
@@ -18,17 +18,25 @@ import { personOf } from './person.ts';
 const KNOWN_MAX = 10_000;
 
 /** KEYS: the window's counter. ARGV: the window in ms. The count with this request. */
-const COUNT = `
+const COUNT = defineScript<number, [windowMs: number]>({
+  name: 'rate:count',
+  keys: 1,
+  lua: `
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end
 return n
-`;
+`,
+});
 
 /** KEYS: the window's counter. Takes one request back, unless the window is gone (a counter is never left without its expiry). */
-const GIVE_BACK = `
+const GIVE_BACK = defineScript<number, []>({
+  name: 'rate:give-back',
+  keys: 1,
+  lua: `
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
 return 0
-`;
+`,
+});
 
 /** A request's place in its person's window. */
 export interface Counted {
@@ -48,10 +56,7 @@ export class RateWindows {
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     readonly windowMs = 60_000,
-  ) {
-    this.redis.defineCommand('bintelCountWindow', { numberOfKeys: 1, lua: COUNT });
-    this.redis.defineCommand('bintelGiveBackWindow', { numberOfKeys: 1, lua: GIVE_BACK });
-  }
+  ) {}
 
   /** The count of a credential seen before (its person known), or null: start it in the same tick as authentication. */
   countKnown(credential: string, now = Date.now()): Promise<Counted> | null {
@@ -77,14 +82,13 @@ export class RateWindows {
   private async count(who: { org: string; person: string }, now: number): Promise<Counted> {
     const window = Math.floor(now / this.windowMs);
     const key = this.keys.personRate(who.org, who.person, window);
-    const scripts = this.redis as unknown as Record<'bintelCountWindow' | 'bintelGiveBackWindow', (...a: (string | number)[]) => Promise<number>>;
-    const count = Number(await scripts.bintelCountWindow.call(this.redis, key, this.windowMs));
+    const count = Number(await COUNT.run(this.redis, [key], [this.windowMs]));
     return {
       count,
       resetMs: (window + 1) * this.windowMs - now,
       giveBack: async () => {
         // The refusal the caller is about to get matters more than a count given back.
-        await scripts.bintelGiveBackWindow.call(this.redis, key).catch(() => 0);
+        await GIVE_BACK.run(this.redis, [key], []).catch(() => 0);
       },
     };
   }

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Es } from '../../core/adapters/es.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import type { RedisClient } from '../../core/adapters/redis.ts';
+import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import { ApiError, invalid, notFound, quotaExceeded, type ErrorDetail } from '../errors.ts';
 import type { EntityName } from '../../mappings/types.ts';
@@ -110,7 +110,10 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * Returns (id, 1 if created else 0) per entity; or {-1, records} when the new pairs would take
  * the user past the cap (nothing written). The index holds two members per record.
  */
-const ADD = `
+const ADD = defineScript<(string | number)[], [tag: string, perUser: number, ...records: string[]]>({
+  name: 'tags:add',
+  keys: 'variadic',
+  lua: `
 local out = {}
 local n = (#KEYS - 3) / 3
 local new = 0
@@ -138,26 +141,34 @@ for i = 0, n - 1 do
   end
 end
 return out
-`;
+`,
+});
 
 /**
  * The organization's count (its own slot): KEYS = the count; ARGV = n, the cap. Takes n places
  * when they fit: {1, count before}, else {0, count}. A negative n gives places back (never below 0).
  */
-const ORG_TAKE = `
+const ORG_TAKE = defineScript<[took: number, had: number], [n: number, cap: number]>({
+  name: 'tags:org-take',
+  keys: 1,
+  lua: `
 local have = tonumber(redis.call('GET', KEYS[1]) or '0')
 local n = tonumber(ARGV[1])
 if n > 0 and have + n > tonumber(ARGV[2]) then return {0, have} end
 local now = redis.call('INCRBY', KEYS[1], n)
 if now < 0 then redis.call('SET', KEYS[1], 0) end
 return {1, have}
-`;
+`,
+});
 
 /**
  * KEYS: record, pair, ents, names, index, byname. ARGV: id, entity id, tag, member all, member type.
  * Removes only while the pair still names this record (a concurrent delete wins once).
  */
-const REMOVE = `
+const REMOVE = defineScript<number, [id: string, entityId: string, tag: string, memberAll: string, memberType: string]>({
+  name: 'tags:remove',
+  keys: 6,
+  lua: `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('SREM', KEYS[3], ARGV[2])
@@ -165,9 +176,8 @@ redis.call('SREM', KEYS[4], ARGV[3])
 redis.call('ZREM', KEYS[5], ARGV[4], ARGV[5])
 redis.call('ZREM', KEYS[6], ARGV[4], ARGV[5])
 return 1
-`;
-
-type Script = (...args: (string | number)[]) => Promise<unknown>;
+`,
+});
 
 export class TagService {
   constructor(
@@ -175,11 +185,7 @@ export class TagService {
     private readonly rk: RedisKeys,
     private readonly es: Es,
     private readonly caps: TagCaps = { perUser: Number.MAX_SAFE_INTEGER, perOrg: Number.MAX_SAFE_INTEGER },
-  ) {
-    redis.defineCommand('bintelTagAdd', { lua: ADD });
-    redis.defineCommand('bintelTagRemove', { numberOfKeys: 6, lua: REMOVE });
-    redis.defineCommand('bintelTagOrgTake', { numberOfKeys: 1, lua: ORG_TAKE });
-  }
+  ) {}
 
   /** See normalizeTag. */
   normalize(tag: string, field = 'tag'): string {
@@ -222,21 +228,21 @@ export class TagService {
     const fresh = unique.map((entity_id): TagRecord => ({ id: randomUUID(), entity_id, entity_type: type, tag, created_at: createdAt, user_id: owner.userId }));
     const s = owner.scope;
     const keys = [this.rk.tagEntities(s, type, tag), this.rk.tagIndex(s), this.rk.tagByName(s, tag)];
-    const args: string[] = [tag];
+    const records: string[] = [];
     for (const r of fresh) {
       keys.push(this.pairKey(s, type, r.entity_id, tag), this.rk.tagRecord(s, r.id), this.rk.tagNames(s, type, r.entity_id));
-      args.push(r.id, JSON.stringify(r), r.entity_id, member('*', r), member(type, r));
+      records.push(r.id, JSON.stringify(r), r.entity_id, member('*', r), member(type, r));
     }
     // The pairs not tagged yet take places of the organization's cap.
     const tagged = await this.redis.mget(...fresh.map((r) => this.pairKey(s, type, r.entity_id, tag)));
     const wanted = tagged.filter((id) => id === null).length;
     if (wanted > 0) {
-      const [took, had] = (await this.script('bintelTagOrgTake')(this.rk.tagCount(owner.org), wanted, this.caps.perOrg)) as [number, number];
+      const [took, had] = await ORG_TAKE.run(this.redis, [this.rk.tagCount(owner.org)], [wanted, this.caps.perOrg]);
       if (Number(took) !== 1) throw quotaExceeded(w.quotaField, 'tag records', this.caps.perOrg, Number(had), 'organization');
     }
     let out: (string | number)[];
     try {
-      out = (await this.script('bintelTagAdd')(keys.length, ...keys, tag, this.caps.perUser, ...args.slice(1))) as (string | number)[];
+      out = await ADD.run(this.redis, keys, [tag, this.caps.perUser, ...records]);
     } catch (err) {
       if (wanted > 0) await this.giveBack(owner.org, wanted);
       throw err;
@@ -301,14 +307,14 @@ export class TagService {
       this.rk.tagIndex(scope),
       this.rk.tagByName(scope, r.tag),
     ];
-    const removed = Number(await this.script('bintelTagRemove')(...keys, r.id, r.entity_id, r.tag, member('*', r), member(t, r))) === 1;
+    const removed = Number(await REMOVE.run(this.redis, keys, [r.id, r.entity_id, r.tag, member('*', r), member(t, r)])) === 1;
     if (removed) await this.giveBack(scope.slice(0, scope.indexOf('/')), 1);
     return removed;
   }
 
   /** Gives `n` places back to the organization's count. */
   private async giveBack(org: string, n: number): Promise<void> {
-    await this.script('bintelTagOrgTake')(this.rk.tagCount(org), -n, this.caps.perOrg);
+    await ORG_TAKE.run(this.redis, [this.rk.tagCount(org)], [-n, this.caps.perOrg]);
   }
 
   /** One of the caller's records, or null (also for ids that are not UUIDs). */
@@ -388,10 +394,5 @@ export class TagService {
   /** Entity ids may contain ':' (the key separator): encoded so that no two pairs share a key. */
   private pairKey(scope: string, type: EntityName, entityId: string, tag: string): string {
     return this.rk.tagPair(scope, type, encodeURIComponent(entityId), tag);
-  }
-
-  private script(name: 'bintelTagAdd' | 'bintelTagRemove' | 'bintelTagOrgTake'): Script {
-    const fn = (this.redis as unknown as Record<string, Script>)[name];
-    return (...args) => fn.apply(this.redis, args);
   }
 }

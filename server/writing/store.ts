@@ -23,7 +23,7 @@
  */
 import { creationScore } from '../../core/clock.ts';
 import { createHash, randomBytes } from 'node:crypto';
-import type { RedisClient } from '../../core/adapters/redis.ts';
+import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import { ApiError } from '../errors.ts';
 import { RETRY, compareAndSet } from '../cas.ts';
@@ -40,8 +40,15 @@ export interface StoredRecord extends Obj {
   deleted_at?: string | null;
 }
 
-/** KEYS: record, the organization's index, its user's index. */
-const CAS = `
+/**
+ * KEYS: record, the organization's index, its user's index. ARGV: the ETag read, the JSON to
+ * write, 'delete' (or ''), id. 1 when written; 0 when the record is gone or deleted; -1 when its
+ * ETag changed.
+ */
+const CAS = defineScript<number, [etag: string, json: string, op: 'delete' | '', id: string]>({
+  name: 'writing:cas',
+  keys: 3,
+  lua: `
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
 local d = cjson.decode(cur)
@@ -53,14 +60,18 @@ if ARGV[3] == 'delete' then
   redis.call('ZREM', KEYS[3], ARGV[4])
 end
 return 1
-`;
+`,
+});
 
 /**
  * Creates records within the caps. KEYS: the organization's index, the user's index, then one
  * record key per record. ARGV: the organization's cap, the user's cap, then (score, id, JSON)
  * per record. Returns {1}, or {-2, count} (organization) / {-1, count} (user) with nothing written.
  */
-const CREATE = `
+const CREATE = defineScript<[code: number, current?: number], [orgCap: number, userCap: number, ...records: (string | number)[]]>({
+  name: 'writing:create',
+  keys: 'variadic',
+  lua: `
 local n = #KEYS - 2
 local org = redis.call('ZCARD', KEYS[1])
 if org + n > tonumber(ARGV[1]) then return {-2, org} end
@@ -73,7 +84,8 @@ for i = 1, n do
   redis.call('ZADD', KEYS[2], ARGV[a], ARGV[a + 1])
 end
 return {1}
-`;
+`,
+});
 
 /** Plays, CTAs and subjects: their user's alone. */
 export const PERSONAL_KINDS: readonly RecordKind[] = ['play', 'cta', 'subject'];
@@ -109,9 +121,7 @@ export class WritingStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly rk: RedisKeys,
-  ) {
-    this.redis.defineCommand('bintelRecordCas', { numberOfKeys: 3, lua: CAS });
-  }
+  ) {}
 
   /**
    * A live record `user` may read (null: unknown, deleted, another organization's, or another
@@ -131,16 +141,16 @@ export class WritingStore {
     await this.indexByUser(org, kind);
     const now = new Date().toISOString();
     const keys = [this.rk.writingRecords(org, kind), this.rk.writingRecordsBy(org, kind, user)];
-    const args: (string | number)[] = [cap.perOrg, cap.perUser];
+    const records: (string | number)[] = [];
     const out = items.map((fields) => {
       const created = creationScore();
       const rec = { id: `${ID_PREFIX[kind]}_${randomBytes(12).toString('hex')}`, ...fields, created_at: now, updated_at: now, created_by: user, etag: '' } as StoredRecord;
       rec.etag = etagOf(rec);
       keys.push(this.rk.writingRecord(org, kind, rec.id));
-      args.push(created, rec.id, JSON.stringify(rec));
+      records.push(created, rec.id, JSON.stringify(rec));
       return rec;
     });
-    const [code, current] = (await this.redis.eval(CREATE, keys.length, ...keys, ...args)) as [number, number?];
+    const [code, current] = await CREATE.run(this.redis, keys, [cap.perOrg, cap.perUser, ...records]);
     if (code === -2) return { capped: 'organization', limit: cap.perOrg, current: Number(current) };
     if (code === -1) return { capped: 'user', limit: cap.perUser, current: Number(current) };
     return { records: out };
@@ -199,7 +209,6 @@ export class WritingStore {
    * a concurrent change makes it start again from the fresh record. null: no such record.
    */
   async update(org: string, kind: RecordKind, id: string, user: string, change: (cur: StoredRecord) => Obj, ifMatch: string | null, opts: { delete?: boolean } = {}): Promise<StoredRecord | null> {
-    const run = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>).bintelRecordCas;
     return compareAndSet<StoredRecord | null>({ field: 'id', what: 'The record' }, async () => {
       const cur = await this.get(org, kind, id, user);
       if (!cur) return null;
@@ -208,7 +217,8 @@ export class WritingStore {
       const next = { ...change(cur), id, created_at: cur.created_at, updated_at: now, created_by: cur.created_by, etag: '' } as StoredRecord;
       if (opts.delete) next.deleted_at = now;
       next.etag = etagOf(next);
-      const res = await run.call(this.redis, this.rk.writingRecord(org, kind, id), this.rk.writingRecords(org, kind), this.rk.writingRecordsBy(org, kind, String(cur.created_by)), cur.etag, JSON.stringify(next), opts.delete ? 'delete' : '', id);
+      const keys = [this.rk.writingRecord(org, kind, id), this.rk.writingRecords(org, kind), this.rk.writingRecordsBy(org, kind, String(cur.created_by))];
+      const res = await CAS.run(this.redis, keys, [cur.etag, JSON.stringify(next), opts.delete ? 'delete' : '', id]);
       if (res === 1) return next;
       if (res === 0) return null;
       if (ifMatch !== null) throw preconditionFailed();
