@@ -20,7 +20,8 @@ function printSummary(s: ImportSummary): void {
     ...(s.damagedReport ? [`  damaged rows are listed in ${s.damagedReport}`] : []),
     ...(s.skipped.length ? [`  skipped ${s.skipped.length} files that are not datasets`] : []),
     `resolved in ${(s.buildMs / 1000).toFixed(1)} s`,
-    ...s.loads.map((l) => `${l.entity}: read ${l.read} = indexed ${l.indexed} + rejected ${l.rejected}; ${l.index} is live behind ${l.alias}${l.previous ? ` (previous ${l.previous} kept for rollback)` : ''}${l.report ? `; rejected rows in ${l.report}` : ''}`),
+    ...s.loads.map((l) => `${l.entity}: read ${l.read} = indexed ${l.indexed} + rejected ${l.rejected} in ${(l.stageMs / 1000).toFixed(1)} s; ${l.index} is live behind ${l.alias}${l.previous ? ` (previous ${l.previous} kept for rollback)` : ''}${l.report ? `; rejected rows in ${l.report}` : ''}`),
+    `loaded and switched in ${(s.loadMs / 1000).toFixed(1)} s`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

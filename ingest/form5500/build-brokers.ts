@@ -183,61 +183,86 @@ function agentDocs(c: Collected, order: Int32Array, role: Uint8Array, every1000:
 }
 
 /**
- * Firm and office rows from the lines in slot order. A function of its own so that no closure
- * kept for the companies (sponsorBrokersOf's) holds the groups alive.
+ * The lines of the clients' latest filings and of their year before, grouped by firm: firms in
+ * the order first seen on a latest filing (slot order), each firm's lines in slot order. Lines of
+ * firms with no line on a latest filing are left out (they only ever counted for growth).
+ */
+function linesByFirm(c: Collected, order: Int32Array, role: Uint8Array): { lines: Int32Array; start: Int32Array } {
+  const rank = new Int32Array(c.strings.list.length).fill(-1);
+  let firms = 0;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    if (c.lineFirm[i] >= 0 && role[c.lineSlot[i]] & ROLE.current && rank[c.lineFirm[i]] < 0) rank[c.lineFirm[i]] = firms++;
+  }
+  const firmOf = new Int32Array(order.length).fill(-1);
+  let n = 0;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    if (c.lineFirm[i] < 0 || !(role[c.lineSlot[i]] & (ROLE.current | ROLE.prior)) || rank[c.lineFirm[i]] < 0) continue;
+    firmOf[k] = rank[c.lineFirm[i]];
+    n++;
+  }
+  const start = new Int32Array(firms + 1);
+  for (let k = 0; k < order.length; k++) if (firmOf[k] >= 0) start[firmOf[k] + 1]++;
+  for (let f = 0; f < firms; f++) start[f + 1] += start[f];
+  const at = start.slice(0, firms);
+  const lines = new Int32Array(n);
+  for (let k = 0; k < order.length; k++) if (firmOf[k] >= 0) lines[at[firmOf[k]]++] = order[k];
+  return { lines, start };
+}
+
+/**
+ * Firm and office rows, one firm at a time (its offices with it): only one firm's groups are held,
+ * where all 130,000 firm and office groups of a full year, with a set or map per figure, were
+ * the import's peak of memory. A function of its own so that no closure kept for the companies
+ * (sponsorBrokersOf's) holds the groups alive.
  */
 function brokerDocs(c: Collected, order: Int32Array, role: Uint8Array, every1000: () => void): { firmDocs: DocSpill; officeDocs: DocSpill; firmOnlyLines: number } {
-  const firms = new Map<number, Group>();
-  const offices = new Map<number, OfficeGroup>();
   const strings = c.strings.list;
-  let firmOnlyLines = 0;
-  // Lines on the clients' latest filings make the firms and offices; lines of the year before count for growth.
-  for (let k = 0; k < order.length; k++) {
-    if (k % 1000 === 999) every1000();
-    const i = order[k];
-    const slot = c.lineSlot[i];
-    if (!(role[slot] & ROLE.current) || c.lineFirm[i] < 0) continue;
-    const fk = c.lineFirm[i];
-    const ok = c.lineOffice[i];
-    const source = !firms.has(fk) || (ok >= 0 && !offices.has(ok)) ? `form5500:F_SCH_A_PART1:${c.year[slot]}:${c.ackAt(slot)}` : '';
-    let firm = firms.get(fk);
-    if (!firm) firms.set(fk, (firm = newGroup(strings[fk], source, false)));
-    const comparable = (role[slot] & ROLE.comparable) !== 0;
-    record(firm, c, i, comparable);
-    if (ok < 0) {
-      firmOnlyLines++;
-      continue;
-    }
-    let office = offices.get(ok);
-    if (!office) {
-      const [city, state, zip, ...street] = strings[c.lineAddress[i]].split('|');
-      offices.set(ok, (office = { ...newGroup(strings[ok], source, true), firm: strings[fk], address: { city, state, zip, street: street.join('|') } }));
-    }
-    record(office, c, i, comparable);
-  }
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k];
-    if (!(role[c.lineSlot[i]] & ROLE.prior) || c.lineFirm[i] < 0) continue;
-    for (const g of [firms.get(c.lineFirm[i]), c.lineOffice[i] < 0 ? undefined : offices.get(c.lineOffice[i])]) if (g) g.prior = (g.prior ?? 0) + c.linePaid[i];
-  }
-  // Growth needs the year before imported for some client of the group.
-  for (const g of [...firms.values(), ...offices.values()]) if (g.prior === null && g.comparable !== 0) g.prior = 0;
-  const officesOf = new Map<string, OfficeGroup[]>();
-  for (const o of offices.values()) (officesOf.get(o.firm) ?? officesOf.set(o.firm, []).get(o.firm))?.push(o);
-
-  // Written out as they are made: the groups are the working set, not the documents.
+  const { lines, start } = linesByFirm(c, order, role);
   const firmDocs = c.adopt(new DocSpill());
-  const names = new Map<string, string>();
-  for (const g of firms.values()) {
-    if (names.size % 1000 === 999) every1000();
-    const doc = firmDoc(g, officesOf.get(g.key) ?? [], strings);
-    names.set(g.key, String(doc.broker_name));
-    firmDocs.add(doc);
-  }
   const officeDocs = c.adopt(new DocSpill());
-  for (const o of offices.values()) {
-    if (officeDocs.count % 1000 === 999) every1000();
-    officeDocs.add(officeDoc(o, names.get(o.firm) ?? displayName(o.names, strings), officesOf.get(o.firm) ?? []));
+  let firmOnlyLines = 0;
+  let steps = 0;
+  const source = (i: number) => `form5500:F_SCH_A_PART1:${c.year[c.lineSlot[i]]}:${c.ackAt(c.lineSlot[i])}`;
+  for (let f = 0; f + 1 < start.length; f++) {
+    // Named after the firm's first line on a latest filing (a firm's group holds one, lines of the year before may come first).
+    let first = start[f];
+    while (!(role[c.lineSlot[lines[first]]] & ROLE.current)) first++;
+    const firm = newGroup(strings[c.lineFirm[lines[first]]], source(lines[first]), false);
+    const offices = new Map<number, OfficeGroup>();
+    // Lines on the clients' latest filings make the firm and its offices; lines of the year before count for growth.
+    for (let k = start[f]; k < start[f + 1]; k++) {
+      if (++steps % 1000 === 0) every1000();
+      const i = lines[k];
+      const slot = c.lineSlot[i];
+      if (!(role[slot] & ROLE.current)) continue;
+      const comparable = (role[slot] & ROLE.comparable) !== 0;
+      record(firm, c, i, comparable);
+      const ok = c.lineOffice[i];
+      if (ok < 0) {
+        firmOnlyLines++;
+        continue;
+      }
+      let office = offices.get(ok);
+      if (!office) {
+        const [city, state, zip, ...street] = strings[c.lineAddress[i]].split('|');
+        offices.set(ok, (office = { ...newGroup(strings[ok], source(i), true), firm: firm.key, address: { city, state, zip, street: street.join('|') } }));
+      }
+      record(office, c, i, comparable);
+    }
+    for (let k = start[f]; k < start[f + 1]; k++) {
+      const i = lines[k];
+      if (!(role[c.lineSlot[i]] & ROLE.prior)) continue;
+      const office = c.lineOffice[i] < 0 ? undefined : offices.get(c.lineOffice[i]);
+      for (const g of [firm, office]) if (g) g.prior = (g.prior ?? 0) + c.linePaid[i];
+    }
+    const siblings = [...offices.values()];
+    // Growth needs the year before imported for some client of the group.
+    for (const g of [firm, ...siblings]) if (g.prior === null && g.comparable !== 0) g.prior = 0;
+    const doc = firmDoc(firm, siblings, strings);
+    firmDocs.add(doc);
+    for (const o of siblings) officeDocs.add(officeDoc(o, String(doc.broker_name), siblings));
   }
   return { firmDocs, officeDocs, firmOnlyLines };
 }

@@ -735,8 +735,9 @@ export class Collected {
     this.lineFirm[i] = -1;
     this.lineOffice[i] = -1;
     this.lineAgent[i] = -1;
-    this.lineName[i] = this.strings.id(f.name);
-    this.lineAddress[i] = this.strings.id(`${a.city.trim().toUpperCase()}|${a.state.trim().toUpperCase()}|${zip5(a.zip)}|${a.address1}`);
+    // Only the line as filed is interned while reading: its name and address keys are taken from it once resolved (resolveLines).
+    this.lineName[i] = -1;
+    this.lineAddress[i] = -1;
     this.lineRaw[i] = this.strings.id([f.name, a.address1, a.address2, a.city, a.state, a.zip].join(RAW_SEP));
     this.linePaid[i] = (amount(f.commissions) ?? 0) + (amount(f.fees) ?? 0);
     this.linePremium[i] = contract === undefined ? 0 : this.contractPremium[contract];
@@ -825,16 +826,26 @@ export class Collected {
       firm[k] = this.strings.id(fk);
       office[k] = ok === null ? -1 : this.strings.id(ok);
     });
+    // The name and address keys of each distinct line, as it goes: the line's text is read by nothing else
+    // (it holds RAW_SEP: no other string is one of them), so no more than one of them is held at a time.
+    const name = new Int32Array(raws.length);
+    const address = new Int32Array(raws.length);
+    for (let k = 0; k < raws.length; k++) {
+      const l = lineAt(k);
+      name[k] = this.strings.id(l.name);
+      address[k] = this.strings.id(`${l.city.trim().toUpperCase()}|${l.state.trim().toUpperCase()}|${zip5(l.zip)}|${l.address1}`);
+      this.strings.drop([raws[k]]);
+    }
     for (let i = 0; i < this.nLines; i++) {
       const k = distinctOf[this.lineRaw[i]];
+      this.lineName[i] = name[k];
+      this.lineAddress[i] = address[k];
       this.lineFirm[i] = firm[k];
       this.lineOffice[i] = office[k];
       this.lineAgent[i] = agent[k];
       if (firm[k] < 0) this.counts.placeholderLines++;
       if (agent[k] >= 0) this.counts.agentLines++;
     }
-    // The lines as filed are read by nothing else (their text holds RAW_SEP: no other string is one of them).
-    this.strings.drop(raws);
     this.lineRaw = new Int32Array(0);
   }
 
