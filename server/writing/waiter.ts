@@ -6,6 +6,12 @@
  */
 import type { QueueDeps } from '../jobs/queue.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
+import type { RedisKeys } from '../../core/names.ts';
+
+/** Publishes a save of job `id` on the namespace's writing-events channel (wakes its long polls in every process). */
+export async function announce(services: { redis: RedisClient; rk: RedisKeys }, id: string): Promise<void> {
+  await services.redis.publish(services.rk.writingEvents(), id);
+}
 
 export class JobWaiter {
   private sub: RedisClient | null = null;
