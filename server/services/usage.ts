@@ -23,7 +23,7 @@ export interface StatsIncrement {
   incr: Record<string, number>;
 }
 
-/** Model token use of one call (as the writer reports it). */
+/** Model token use of one generation (the writer reports it as its AiCosts). */
 export interface TokenUse {
   provider: string;
   model: string;
