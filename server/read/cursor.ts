@@ -1,10 +1,10 @@
 /**
- * Opaque page cursors: where the next page starts (the sort values of the last row served),
- * for which filter combination and on which concrete index. Cursors are signed (HMAC-SHA256
- * with a secret every server of the namespace shares through Redis: services/read-memory.ts), so a caller cannot forge
- * the position or the page number (which would send unchecked sort values to Elasticsearch, or
- * walk pages past crawl detection). A cursor from other filters is invalid; one from an index the
- * alias has since left is stale (counts and positions moved).
+ * Opaque page cursors: where the next page starts (the sort values of the last row served), for
+ * which filter combination and on which concrete index. Cursors are signed (HMAC-SHA256 with a
+ * secret every server of the namespace shares through Redis: services/read-memory.ts), so a caller
+ * cannot forge the position or the page number (which would send unchecked sort values to
+ * Elasticsearch, or walk pages past crawl detection). A cursor from other filters is invalid; one
+ * from an index the alias has since left is stale (counts and positions moved).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalid } from '../errors.ts';

@@ -1,8 +1,9 @@
 /**
  * Long polls of writing jobs: a request waits for a job's next event without a sleep loop. One
  * Redis subscriber connection per server process (opened on the first wait) listens on the
- * namespace's writing-events channel; every save of a job publishes its id; waiting requests of
- * that job are woken in-process. However many requests wait, the process holds one connection.
+ * namespace's writing-events channel; every save of a job publishes its id (`announce`);
+ * waiting requests of that job are woken in-process. However many requests wait, the process
+ * holds one connection.
  */
 import type { QueueDeps } from '../jobs/queue.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
