@@ -21,6 +21,10 @@ import { WritingStore } from './writing/store.ts';
 import { FeedbackStore } from './services/feedback.ts';
 import { JwtService } from './services/jwt.ts';
 import { observeEs, observeRedis } from './metrics.ts';
+import { ReadMemory } from './services/read-memory.ts';
+import { UsageStats } from './services/usage.ts';
+import { DependencyHealth } from './services/health.ts';
+import { WritingSettingsStore } from './writing/settings-store.ts';
 
 export interface Services {
   config: Config;
@@ -40,6 +44,14 @@ export interface Services {
   crm: CrmService;
   /** Signed page cursors (read/cursor.ts). */
   cursors: CursorCodec;
+  /** Remembered page ends, the count cache, the filter-option cache and the cursor secret (services/read-memory.ts). */
+  readMemory: ReadMemory;
+  /** Usage statistics: writing jobs and model tokens by day (services/usage.ts). */
+  usage: UsageStats;
+  /** Whether Elasticsearch and Redis answer (services/health.ts). */
+  health: DependencyHealth;
+  /** Users' temperature overrides and account details (writing/settings-store.ts). */
+  writingSettings: WritingSettingsStore;
   /** Background job queues and this process's workers (jobs/queue.ts). */
   jobs: JobQueues;
   /** Saved identities, plays, CTAs and subjects (writing/store.ts). */
@@ -70,6 +82,7 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
   const redis = createRedis(config, { observe: observeRedis });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
   const rk = redisKeys(config.namespace);
+  const readMemory = new ReadMemory(redis, rk, es, log);
   const services: Services = {
     config,
     log,
@@ -82,7 +95,11 @@ export function createServices(config: Config, opts: { log?: Logger } = {}): Ser
     tags: new TagService(redis, rk, es, { perUser: config.records.tagsMaxPerUser, perOrg: config.records.tagsMaxPerOrg }),
     crawl: new CrawlGuard(redis, rk, config.crawlThreshold),
     rate: new RateWindows(redis, rk),
-    cursors: new CursorCodec(redis, rk.cursorSecret()),
+    cursors: new CursorCodec(() => readMemory.cursorSecret()),
+    readMemory,
+    usage: new UsageStats(redis, rk),
+    health: new DependencyHealth(es, redis),
+    writingSettings: new WritingSettingsStore(redis, rk),
     writing: new WritingStore(redis, rk),
     feedback: new FeedbackStore(redis, rk, config.feedbackMaxOpen, config.records.feedbackMaxOpenPerUser),
     jwt: new JwtService(config.jwt, log),

@@ -68,13 +68,51 @@ t('only core/config.ts reads process.env below the CLI', async () => {
   assert.equal(readers, []);
 });
 
-t('routes of paid jobs reach job state only through the job layer (server/jobs/), never Redis directly', async () => {
+/**
+ * Files of routes/, read/, jobs/ and writing/ that may hold the Redis client: the stores, and
+ * the two that open connections of their own (BullMQ's; the writing-events subscriber, which
+ * also publishes). Every other file there reaches Redis through a store or a service.
+ */
+const REDIS_OWNERS = new Set(['server/jobs/store.ts', 'server/jobs/queue.ts', 'server/writing/store.ts', 'server/writing/settings-store.ts', 'server/writing/waiter.ts'].map(normalize));
+
+/** Source text without comments and the contents of string literals (Lua scripts, messages). */
+function codeOf(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`/g, (m) => (m.startsWith('/') ? ' ' : m[0] + m[0]));
+}
+
+/**
+ * How a file uses the Redis client directly: an import of ioredis or of the client's type or
+ * constructor, a command on `<x>.redis`, or a command on a variable named `redis` (the client
+ * destructured from the services). Handing the client to a script runner is not a command.
+ */
+function rawRedisUses(text: string): string[] {
   const found: string[] = [];
-  for (const file of ['server/routes/exports.ts', 'server/routes/writing-jobs.ts']) {
-    const text = await readFile(join(ROOT, file), 'utf8');
-    if (/services\.redis\b|\bredis\.(get|set|mget|eval|call|zadd|zrevrange|del)\(/.test(text)) found.push(file);
+  if (/^\s*import\b[^;]*?\bfrom\s+['"]ioredis['"]/m.test(text)) found.push('imports ioredis');
+  if (/^\s*import\b[^;]*?\b(RedisClient|createRedis)\b[^;]*?\bfrom\s+['"][^'"]*adapters\/redis\.ts['"]/m.test(text)) found.push('imports the Redis client');
+  for (const m of codeOf(text).matchAll(/\.\s*redis\s*\.\s*(\w+)|(?<![\w.$])redis\s*\.\s*(\w+)\s*\(/g)) found.push(`redis.${m[1] ?? m[2]}`);
+  return found;
+}
+
+t('routes, read, jobs and writing reach Redis only through stores and services (no raw client calls)', async () => {
+  const found: string[] = [];
+  for (const dir of ['server/routes', 'server/read', 'server/jobs', 'server/writing']) {
+    for (const file of await sourceFiles(dir)) {
+      if (REDIS_OWNERS.has(normalize(file))) continue;
+      const uses = rawRedisUses(await readFile(join(ROOT, file), 'utf8'));
+      if (uses.length) found.push(`${file}: ${[...new Set(uses)].join(', ')}`);
+    }
   }
   assert.equal(found, []);
+});
+
+t('the raw Redis check sees a violation (and not a script, a comment or a message)', () => {
+  assert.equal(rawRedisUses("const x = await services.redis.get(k);"), ['redis.get']);
+  assert.equal(rawRedisUses("const { redis } = services;\nawait redis.zrevrange(k, 0, 9);"), ['redis.zrevrange']);
+  assert.equal(rawRedisUses("await this.redis\n  .hgetall(k);"), ['redis.hgetall']);
+  assert.equal(rawRedisUses("import { createRedis } from '../../core/adapters/redis.ts';"), ['imports the Redis client']);
+  assert.equal(rawRedisUses("import type { RedisClient } from '../../core/adapters/redis.ts';"), ['imports the Redis client']);
+  const clean = "import { runScript } from '../../core/adapters/redis.ts';\nconst S = `redis.call('GET', KEYS[1])`;\n// services.redis.get(k) is what a store does\nawait runScript(services.redis, S, [k], []);\nconst msg = 'redis.get failed';";
+  assert.equal(rawRedisUses(clean), []);
 });
 
 t('no code outside mappings/ asks for an entity by name', async () => {

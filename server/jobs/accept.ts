@@ -19,7 +19,7 @@ import { debitRefused } from '../read/charge.ts';
 import { DEBIT_LUA, debitOutcome, type DebitArgs } from '../services/credits.ts';
 import { defineScript } from '../../core/adapters/redis.ts';
 import { CLAIMED, claimLua, conflictingClaim, fingerprintOf } from './claim.ts';
-import { loadRecord } from './store.ts';
+import { freeClaim, hasReservation, loadRecord, noteLedgerOrg, readClaim } from './store.ts';
 import { personOf } from '../services/person.ts';
 import { release } from './settle.ts';
 import type { JobRecord, PaidJobKind, Reservation } from './kind.ts';
@@ -88,28 +88,6 @@ return {1, d[2]}
 `,
 });
 
-/** How long this process trusts that an organization is in the sweeper's set before adding it again. */
-const LEDGER_ORG_RECHECK_MS = 10 * 60_000;
-/** When this process last added each organization to the sweeper's set (by set and organization), per Redis client. */
-const ledgerOrgsSeen = new WeakMap<object, Map<string, number>>();
-
-/**
- * Adds the organization to the set the sweeper walks (server/jobs/sweeper.ts), once per
- * organization per process every LEDGER_ORG_RECHECK_MS rather than on every accept: the member
- * is never removed, so the write repeated only for a set that was wiped (a state import).
- */
-async function noteLedgerOrg(services: Services, org: string): Promise<void> {
-  let seen = ledgerOrgsSeen.get(services.redis);
-  if (!seen) ledgerOrgsSeen.set(services.redis, (seen = new Map()));
-  const set = services.rk.ledgerOrgs();
-  const member = `${set}\n${org}`;
-  const at = seen.get(member);
-  if (at !== undefined && Date.now() - at < LEDGER_ORG_RECHECK_MS) return;
-  await services.redis.sadd(set, org);
-  if (seen.size >= 100_000) seen.clear();
-  seen.set(member, Date.now());
-}
-
 /** What accept answers: 202 with a new job, or 200 with the job a repeated key names. */
 export interface Accepted {
   status: 200 | 202;
@@ -130,9 +108,6 @@ async function repeat<R extends JobRecord>(services: Services, kind: Kind<unknow
   return { status: 200, data: kind.view(rec), meta: { idempotency_reused: true, credits_reserved: 0, credits_charged: 0 }, id: rec.id };
 }
 
-/** Reads a claim's `<id>|<fingerprint>`. */
-const parseClaim = (v: string) => ({ id: v.slice(0, v.indexOf('|')), fingerprint: v.slice(v.indexOf('|') + 1) });
-
 /** Accepts one request for a job of `kind` (see the module comment). */
 export async function accept<B, P, R extends JobRecord>(services: Services, kind: Kind<B, P, R>, auth: AuthState, raw: unknown, idemKey: string | null): Promise<Accepted> {
   const { rk, config, redis } = services;
@@ -141,8 +116,8 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   const fingerprint = fingerprintOf(kind.name, key.id, raw);
   const claimKey = idemKey ? rk.idemClaim(key.org, key.user, kind.name, idemKey) : rk.idemClaim(key.org, key.user, kind.name, '-');
   if (idemKey) {
-    const earlier = await redis.get(claimKey);
-    if (earlier) return repeat(services, kind, key.org, parseClaim(earlier), fingerprint);
+    const earlier = await readClaim(services, claimKey);
+    if (earlier) return repeat(services, kind, key.org, earlier, fingerprint);
   }
 
   const id = `${kind.idPrefix}_${randomUUID().replace(/-/g, '')}`;
@@ -186,7 +161,7 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
 
 /** Undoes an accept that did not reach the queue: the reservation released (if debited), the record failed, the claim freed (if ours). */
 async function undo(services: Services, kind: Kind<unknown, unknown, JobRecord>, reservation: Reservation, claimKey: string, reason: string): Promise<void> {
-  const { redis, rk, log } = services;
+  const { log } = services;
   const step = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
     try {
       await fn();
@@ -196,13 +171,10 @@ async function undo(services: Services, kind: Kind<unknown, unknown, JobRecord>,
     }
   };
   await step('release', async () => {
-    if (await redis.hexists(rk.ledger(reservation.org), reservation.id)) await release(services, kind, reservation, `Not started: ${reason}; the reservation was released`);
+    if (await hasReservation(services, reservation.org, reservation.id)) await release(services, kind, reservation, `Not started: ${reason}; the reservation was released`);
   });
   // Freed even when the release failed (its record may be what broke the accept): a retry must not be answered with this job.
-  await step('claim', async () => {
-    const claim = await redis.get(claimKey);
-    if (claim?.startsWith(`${reservation.id}|`)) await redis.del(claimKey);
-  });
+  await step('claim', () => freeClaim(services, claimKey, reservation.id));
 }
 
 /** 429 when the organization has `cap` jobs of the kind queued or running. */

@@ -16,6 +16,7 @@ import type { RedisKeys } from '../../core/names.ts';
 import type { Services } from '../context.ts';
 import type { AuthState } from '../middleware/auth.ts';
 import type { JobKind } from './queue.ts';
+import type { StatsIncrement } from '../services/usage.ts';
 
 /** The id pattern of a job kind (accept.ts makes `<prefix>_` and a UUID's 32 hex digits): `^exp_[0-9a-f]{32}$`. */
 export const jobIdPattern = (prefix: string): string => `^${prefix}_[0-9a-f]{32}$`;
@@ -68,8 +69,8 @@ export interface Plan<P, R extends JobRecord> {
   payload: P;
   /** Sorted sets the job is listed in (the organization's slot), by creation. */
   indexes: string[];
-  /** Usage statistics counted at accept: a hash and its increments. */
-  stats?: { key: string; incr: Record<string, number> };
+  /** Usage statistics counted at accept: a hash and its increments (server/services/usage.ts). */
+  stats?: StatsIncrement;
   /** Members of the 202's meta besides credits_reserved and credits_charged. */
   meta?: Record<string, unknown>;
 }

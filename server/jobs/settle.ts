@@ -8,6 +8,7 @@
 import type { Services } from '../context.ts';
 import { advanceLatest } from './store.ts';
 import { isFinished, type JobRecord, type PaidJobKind, type Reservation } from './kind.ts';
+import type { StatsIncrement } from '../services/usage.ts';
 
 /** What a settlement gives back and records. */
 export interface Settlement {
@@ -16,7 +17,8 @@ export interface Settlement {
   backRows: number;
   /** What the settlement records (the kind reads it back to learn what was kept). */
   outcome: string;
-  stats?: { key: string; incr: Record<string, number> };
+  /** Usage statistics counted with the settlement (server/services/usage.ts). */
+  stats?: StatsIncrement;
 }
 
 /** Settles `r`'s reservation once; returns the outcome that holds (this call's or an earlier one's) and whether this call settled. */

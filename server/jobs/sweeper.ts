@@ -9,7 +9,7 @@
  * Every process that runs workers sweeps every BINTEL_JOB_SWEEP_AFTER_S / 2 seconds.
  */
 import type { Services } from '../context.ts';
-import { loadRecord } from './store.ts';
+import { ledgerOrgs, loadRecord, reservationsUntil } from './store.ts';
 import { release } from './settle.ts';
 import { isFinished, type AnyPaidJobKind, type Reservation } from './kind.ts';
 
@@ -22,16 +22,11 @@ export interface Swept {
 
 /** One pass over every organization's ledger: releases reservations older than `olderThanS` with no live job. */
 export async function sweep(services: Services, kinds: readonly AnyPaidJobKind[], olderThanS: number, now = Date.now()): Promise<Swept[]> {
-  const { redis, rk, log } = services;
+  const { log } = services;
   const byName = new Map(kinds.map((k) => [k.name, k]));
   const out: Swept[] = [];
-  for (const org of await redis.smembers(rk.ledgerOrgs())) {
-    const ids = await redis.zrangebyscore(rk.ledgerByTime(org), '-inf', now - olderThanS * 1000);
-    if (!ids.length) continue;
-    const entries = await redis.hmget(rk.ledger(org), ...ids);
-    for (const json of entries) {
-      if (!json) continue;
-      const entry = JSON.parse(json) as Reservation;
+  for (const org of await ledgerOrgs(services)) {
+    for (const entry of await reservationsUntil(services, org, now - olderThanS * 1000)) {
       const kind = byName.get(entry.kind);
       if (!kind || (await isLive(services, kind, entry))) continue;
       const released = await release(services, kind, entry, 'The job never started; its reservation was released');

@@ -1,13 +1,12 @@
 /**
- * Opaque page cursors: where the next page starts (the sort values of the last row served),
- * for which filter combination and on which concrete index. Cursors are signed (HMAC-SHA256
- * with a secret every server of the namespace shares through Redis), so a caller cannot forge
- * the position or the page number (which would send unchecked sort values to Elasticsearch, or
- * walk pages past crawl detection). A cursor from other filters is invalid; one from an index the
- * alias has since left is stale (counts and positions moved).
+ * Opaque page cursors: where the next page starts (the sort values of the last row served), for
+ * which filter combination and on which concrete index. Cursors are signed (HMAC-SHA256 with a
+ * secret every server of the namespace shares through Redis: services/read-memory.ts), so a caller
+ * cannot forge the position or the page number (which would send unchecked sort values to
+ * Elasticsearch, or walk pages past crawl detection). A cursor from other filters is invalid; one
+ * from an index the alias has since left is stale (counts and positions moved).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { RedisClient } from '../../core/adapters/redis.ts';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalid } from '../errors.ts';
 
 export interface Cursor {
@@ -26,22 +25,17 @@ const notOurs = () => invalid({ field: 'cursor', issue: 'invalid_cursor' }, 'cur
 export class CursorCodec {
   private secret: Promise<Buffer> | null = null;
 
-  constructor(
-    private readonly redis: RedisClient,
-    private readonly secretKey: string,
-  ) {}
+  /** `loadSecret`: the namespace's signing secret, hex (services/read-memory.ts `cursorSecret`). */
+  constructor(private readonly loadSecret: () => Promise<string>) {}
 
-  /** The namespace's signing secret: created once (SET NX), then read by every server. */
+  /** The signing secret: loaded once per process (again after a failed load). */
   private key(): Promise<Buffer> {
-    this.secret ??= (async () => {
-      await this.redis.set(this.secretKey, randomBytes(32).toString('hex'), 'NX');
-      const hex = await this.redis.get(this.secretKey);
-      if (!hex) throw new Error('cursor secret missing in Redis');
-      return Buffer.from(hex, 'hex');
-    })().catch((err: unknown) => {
-      this.secret = null;
-      throw err;
-    });
+    this.secret ??= this.loadSecret()
+      .then((hex) => Buffer.from(hex, 'hex'))
+      .catch((err: unknown) => {
+        this.secret = null;
+        throw err;
+      });
     return this.secret;
   }
 

@@ -23,7 +23,7 @@ import { toCredits } from '../pricing.ts';
 import type { JobStatus, PaidJobKind } from '../jobs/kind.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { isFinished } from '../jobs/kind.ts';
-import { advance, advanceLatest, loadRecord, loadRecordsOrGone, StaleJobError } from '../jobs/store.ts';
+import { advance, advanceLatest, listIndexed, loadRecord, overwriteRecord, StaleJobError } from '../jobs/store.ts';
 import { settle } from '../jobs/settle.ts';
 import { personOf } from '../services/person.ts';
 import { authorizeList, tierNeeded } from './authorize.ts';
@@ -213,46 +213,21 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
 };
 
 /** Writes a record as is, with no compare (tests and operators set up states with it; jobs change records with `advance`). */
-export async function saveJob(services: Services, j: ExportJob): Promise<void> {
-  await services.redis.set(services.rk.exportJob(j.org, j.id), JSON.stringify(j), 'EX', recordTtlS(services.config));
-}
+export const saveJob = (services: Services, j: ExportJob): Promise<void> => overwriteRecord(services, exportJobKind, j.org, j);
 
 /** A stored export job (null when gone or expired). */
 export const loadJob = (services: Services, org: string, id: string): Promise<ExportJob | null> => loadRecord(services, exportJobKind, org, id);
 
-
-/** Ids read from the organization's index per round trip while listing. */
-const LIST_BATCH = 200;
-
 /**
  * One page of the jobs `key` may read (canReadJob), newest first, with `status` when given, and
- * how many there are: the others are left out of both. Reads the organization's newest
- * BINTEL_EXPORT_MAX_RETAINED jobs (an organization keeps no more: accept refuses the next), in
- * batches, so a call's work is bounded whatever the index holds; ids whose record has expired
- * are dropped from the index on the way.
+ * how many there are: the others are left out of both. Walks the organization's newest
+ * BINTEL_EXPORT_MAX_RETAINED jobs (an organization keeps no more: accept refuses the next), so a
+ * call's work is bounded whatever the index holds (server/jobs/store.ts `listIndexed`).
  */
 export async function listReadableJobs(services: Services, key: KeyRecord, page: { from: number; size: number; status?: JobStatus | null }): Promise<{ jobs: ExportJob[]; total: number }> {
-  const index = services.rk.exportJobs(key.org);
-  const bound = services.config.exportMaxRetained;
-  const jobs: ExportJob[] = [];
-  let total = 0;
-  for (let start = 0; start < bound; start += LIST_BATCH) {
-    const ids = await services.redis.zrevrange(index, start, Math.min(start + LIST_BATCH, bound) - 1);
-    if (!ids.length) break;
-    const found = await loadRecordsOrGone(services, exportJobKind, key.org, ids);
-    const gone = ids.filter((_, i) => found[i] === null);
-    for (const job of found) {
-      if (!job || !canReadJob(key, job) || (page.status && job.status !== page.status)) continue;
-      if (total >= page.from && jobs.length < page.size) jobs.push(job);
-      total++;
-    }
-    if (gone.length) {
-      await services.redis.zrem(index, ...gone);
-      start -= gone.length;
-    }
-    if (ids.length < LIST_BATCH) break;
-  }
-  return { jobs, total };
+  const where = (job: ExportJob): boolean => canReadJob(key, job) && (!page.status || job.status === page.status);
+  const { records, total } = await listIndexed(services, exportJobKind, key.org, [services.rk.exportJobs(key.org)], { from: page.from, size: page.size, where, bound: services.config.exportMaxRetained });
+  return { jobs: records, total };
 }
 
 const FILE_RE = /^([^.]+)\.([^.]+)\.csv(\.gz)?(\.[0-9a-f]+\.part)?$/;

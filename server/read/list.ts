@@ -20,7 +20,7 @@ import { crawlKey } from './crawl-key.ts';
 import type { Cursor } from './cursor.ts';
 import { callerContext, decorate, sourceFields } from './decorate.ts';
 import type { ListRequest } from './list-request.ts';
-import { checkDepth, exactTotal, fetchPage, fingerprint, remember, rememberedEnd } from './page.ts';
+import { checkDepth, exactTotal, fetchPage, fingerprint } from './page.ts';
 import { buildListQuery, rankSort, sortClause, type SearchBody } from './query.ts';
 
 /** What an endpoint answers: the envelope's data and meta. */
@@ -79,7 +79,7 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
   const crawl = rowsWanted ? crawlStep(services, auth, req, page * req.pageSize, context) : undefined;
   const [caller, remembered] = await Promise.all([
     callerContext(services, auth, { def, rows: rowsWanted ? grant.projection : null, tags: req.tags, crmStatus: req.crmStatus }),
-    rowsWanted && !given && page > 0 ? rememberedEnd(services, fp, page - 1) : null,
+    rowsWanted && !given && page > 0 ? services.readMemory.pageEnd<Cursor>(fp, page - 1) : null,
   ]);
   const body = buildListQuery(req, caller);
   if (!rowsWanted) return countAnswer(services, auth, req, { index, body, grant });
@@ -95,7 +95,7 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
     chargeRows(services, { auth, def, tier: grant.projection.tier, rows: rows.length, signals: req.signals, crawl, delivery: deliveryOf(pageHits) }),
     // An empty page (past the end) names no concrete index to key the count cache by: count now.
     !req.includeCount ? undefined : fetched.hits.length ? exactTotal(services, { page: fetched, body, countKey: `${context}|${def.name}|${req.countKey}` }) : services.es.count({ index, query: body.query }).then((c) => c.count),
-    end ? remember(services, fp, page, end) : null,
+    end ? services.readMemory.remember(fp, page, end) : null,
   ]);
   return {
     data: rows,

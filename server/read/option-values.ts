@@ -53,13 +53,12 @@ async function aggregate(services: Services, opts: { index: string; source: Data
   return { values, truncated: (agg?.sum_other_doc_count ?? 0) > 0 };
 }
 
-/** The options of a data source in a data namespace (the sandbox for test keys), from Redis when cached. */
+/** The options of a data source in a data namespace (the sandbox for test keys), from the cache (services/read-memory.ts) when there. */
 export async function dataOptions(services: Services, opts: { namespace: string; source: DataSource }): Promise<DataOptions> {
   const index = await concreteIndex(services, aliasName(opts.namespace, opts.source.entity));
-  const cacheKey = services.rk.filterOptions(index, opts.source.field);
-  const hit = await services.redis.get(cacheKey);
-  if (hit) return { ...(JSON.parse(hit) as Omit<DataOptions, 'cached'>), cached: true };
+  const hit = await services.readMemory.options<Omit<DataOptions, 'cached'>>(index, opts.source.field);
+  if (hit) return { ...hit, cached: true };
   const fresh = await aggregate(services, { index, source: opts.source });
-  await services.redis.set(cacheKey, JSON.stringify(fresh), 'EX', OPTIONS_CACHE_TTL_S);
+  await services.readMemory.rememberOptions(index, opts.source.field, fresh, OPTIONS_CACHE_TTL_S);
   return { ...fresh, cached: false };
 }

@@ -139,39 +139,12 @@ export async function fetchPage(services: Services, q: PageQuery): Promise<Page>
 
 /**
  * The exact total of a list call: from the page query when under `exactCountUpTo`, else from the
- * Redis count cache (keyed by the filters and the concrete index, so an alias move
- * invalidates it); on a miss the count starts in the background and null means pending.
+ * count cache (services/read-memory.ts); null means the count is pending.
  */
 export async function exactTotal(services: Services, opts: { page: Page; body: SearchBody; /** The filters in the caller's context (what decides the total besides the data load). */ countKey: string }): Promise<number | null> {
   const t = opts.page.total;
   if (t === undefined) return 0;
   if (typeof t === 'number') return t;
   if (t.relation === 'eq') return t.value;
-  const generation = opts.page.hits[0]._index;
-  const key = services.rk.count(createHash('sha1').update(`${generation}|${opts.countKey}`).digest('hex').slice(0, 24));
-  const cached = await services.redis.get(key);
-  if (cached !== null && cached !== 'pending') return Number(cached);
-  if (cached === null && (await services.redis.set(key, 'pending', 'EX', 60, 'NX')) === 'OK') {
-    services.es
-      .count({ index: generation, query: opts.body.query })
-      .then((c) => services.redis.set(key, String(c.count), 'EX', 3600))
-      .catch((err: Error) => {
-        services.log.warn({ err: err.message }, 'background count failed');
-        // Clearing the mark lets the next call count again at once; left, it expires within 60 s.
-        // Redis may be what failed: this handler must not reject in turn (nobody awaits it).
-        return services.redis.del(key).catch((e: Error) => services.log.warn({ err: e.message }, 'background count: its pending mark not cleared'));
-      });
-  }
-  return null;
-}
-
-/** Remembered end of a served page (15 minutes): page N+1 then starts with one search_after query. */
-export async function rememberedEnd(services: Services, fp: string, page: number): Promise<Cursor | null> {
-  const json = await services.redis.get(services.rk.cursor(fp, page));
-  return json ? (JSON.parse(json) as Cursor) : null;
-}
-
-/** Remembers where a served page ended; a failure only costs the next page its shortcut. */
-export async function remember(services: Services, fp: string, page: number, end: Cursor): Promise<void> {
-  await services.redis.set(services.rk.cursor(fp, page), JSON.stringify(end), 'EX', 900).catch((err: Error) => services.log.warn({ err: err.message }, 'could not remember a page cursor'));
+  return services.readMemory.count(opts.page.hits[0]._index, opts.body.query, opts.countKey);
 }

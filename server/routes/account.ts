@@ -9,40 +9,11 @@ import { API_VERSION } from '../version.ts';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
 import { authOf, requireLiveKey } from '../middleware/auth.ts';
-import { esHealth } from '../../core/adapters/es.ts';
-import { ApiError, type ErrorDetail, type IssueCode } from '../errors.ts';
-import { ServiceUnavailableError } from '../../core/errors.ts';
+import { ApiError, type ErrorDetail } from '../errors.ts';
+import { failedDependency } from '../services/health.ts';
 import { toCredits } from '../pricing.ts';
 import { publicKey } from '../services/keys.ts';
 import { readAliases } from '../index-state.ts';
-
-/** One dependency's state in the health answer; `issue` says why it is not ok. */
-interface Dependency {
-  ok: boolean;
-  status: string;
-  issue?: IssueCode;
-}
-
-/** No answer at all is `unreachable`; an answer that refuses the check (auth, a bug) is `rejected`. */
-const failed = (err: unknown): Dependency => (err instanceof ServiceUnavailableError ? { ok: false, status: 'unreachable', issue: 'unreachable' } : { ok: false, status: 'rejected', issue: 'rejected' });
-
-async function elasticsearchState(services: Services): Promise<Dependency> {
-  try {
-    const h = await esHealth(services.es);
-    if (!h) return { ok: false, status: 'unreachable', issue: 'unreachable' };
-    return h.status === 'red' ? { ok: false, status: h.status, issue: 'cluster_red' } : { ok: true, status: h.status };
-  } catch (err) {
-    return failed(err);
-  }
-}
-
-async function redisState(services: Services): Promise<Dependency> {
-  try {
-    return (await services.redis.ping()) === 'PONG' ? { ok: true, status: 'ok' } : { ok: false, status: 'rejected', issue: 'rejected' };
-  } catch (err) {
-    return failed(err);
-  }
-}
 
 /** The live aliases that do not exist (none read when Elasticsearch does not answer: that is reported already). */
 async function missingAliases(services: Services): Promise<ErrorDetail[]> {
@@ -50,7 +21,7 @@ async function missingAliases(services: Services): Promise<ErrorDetail[]> {
     const aliases = await readAliases(services.es, services.config.namespace);
     return aliases.filter((a) => !a.index).map((a) => ({ field: `index.${a.resource}`, issue: 'not_found' as const }));
   } catch (err) {
-    return [{ field: 'elasticsearch', issue: failed(err).issue! }];
+    return [{ field: 'elasticsearch', issue: failedDependency(err).issue! }];
   }
 }
 
@@ -71,7 +42,7 @@ export function healthRoutes(services: Services): Router {
   });
   r.get('/v1/health', async (ctx) => {
     const started = performance.now();
-    const [es, redis] = await Promise.all([elasticsearchState(services), redisState(services)]);
+    const [es, redis] = await Promise.all([services.health.elasticsearch(), services.health.redis()]);
     const details: ErrorDetail[] = [];
     if (es.issue) details.push({ field: 'elasticsearch', issue: es.issue });
     if (redis.issue) details.push({ field: 'redis', issue: redis.issue });

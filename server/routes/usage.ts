@@ -3,7 +3,7 @@
  * organization's writing jobs by day (the day a job was accepted), channel and operation, with
  * outcomes and credits; GET /v1/usage/ai-costs (internal tokens only) the model tokens by day,
  * provider and model. `from` and `to` are UTC dates (YYYY-MM-DD), inclusive, at most 366 days
- * apart; the default is the last 30 days.
+ * apart; the default is the last 30 days. The statistics are services/usage.ts's.
  */
 import { utcDay } from '../../core/clock.ts';
 import Router from '@koa/router';
@@ -45,37 +45,13 @@ function period(ctx: Context): string[] {
   return days;
 }
 
-/** Rows of per-day hashes whose fields are `<a>|<b>|<measure>`: one row per day and (a, b). */
-async function grouped(services: Services, keyOf: (day: string) => string, days: string[], row: (day: string, a: string, b: string, m: Record<string, number>) => Record<string, unknown>): Promise<Record<string, unknown>[]> {
-  const p = services.redis.pipeline();
-  for (const d of days) p.hgetall(keyOf(d));
-  const res = (await p.exec()) ?? [];
-  const rows: Record<string, unknown>[] = [];
-  days.forEach((d, i) => {
-    const h = (res[i]?.[1] ?? {}) as Record<string, string>;
-    const groups = new Map<string, Record<string, number>>();
-    for (const [field, v] of Object.entries(h)) {
-      const [a, b, measure] = field.split('|');
-      const g = groups.get(`${a}|${b}`) ?? {};
-      g[measure] = Number(v);
-      groups.set(`${a}|${b}`, g);
-    }
-    for (const [ab, m] of [...groups].sort(([x], [y]) => x.localeCompare(y))) {
-      const [a, b] = ab.split('|');
-      rows.push(row(d, a, b, m));
-    }
-  });
-  return rows;
-}
-
 export function usageRoutes(services: Services): Router {
   const r = new Router();
-  const { rk } = services;
 
   r.get('/v1/usage/writing', async (ctx: Context) => {
     const key = requireScope(ctx, 'usage:read');
     const days = period(ctx);
-    const rows = await grouped(services, (d) => rk.writingUsage(key.org, d), days, (day, channel, operation, m) => ({
+    const rows = (await services.usage.writingJobs(key.org, days)).map(({ day, a: channel, b: operation, measures: m }) => ({
       day,
       channel,
       operation,
@@ -93,7 +69,7 @@ export function usageRoutes(services: Services): Router {
     const key = requireLiveKey(ctx, 'AI costs');
     if (!key.internal) throw forbidden('AI costs are for internal tokens only', 'authorization', 'internal_only');
     const days = period(ctx);
-    const rows = await grouped(services, (d) => rk.aiCosts(authOf(ctx).key.org, d), days, (day, provider, model, m) => ({
+    const rows = (await services.usage.tokens(authOf(ctx).key.org, days)).map(({ day, a: provider, b: model, measures: m }) => ({
       day,
       provider,
       model,

@@ -24,6 +24,7 @@ export { jobView, type WritingEvent, type WritingJobView };
 import { parseStartJob, type StartJobRequest } from './job-request.ts';
 import { resolveContext } from './resolve.ts';
 import { refsFor } from './refs.ts';
+import { announce } from './waiter.ts';
 import { createWriter, generate, ConstraintError, type AiCosts, type EmailOutput, type LinkedinOutput, type Writer } from './writer.ts';
 
 export type WritingStatus = JobStatus;
@@ -92,14 +93,13 @@ type Outcome = 'charged' | 'released';
 async function settle(services: Services, r: WritingJobRecord, outcome: Outcome): Promise<Outcome> {
   const { org, keyId, day, reservedMilli } = r.internal;
   const measure = outcome === 'charged' ? 'completed' : 'failed';
-  const prefix = `${r.channel}|generate`;
   // What was reserved, from the record's own fields (also for jobs accepted before records carried their reservation).
   const reservation = { id: r.id, kind: writingJobKind.name, org, key_id: keyId, milli: reservedMilli, rows: 0, day, at: 0 };
   const res = await settleReservation(services, writingJobKind, reservation, {
     backMilli: outcome === 'released' ? reservedMilli : 0,
     backRows: 0,
     outcome,
-    stats: { key: services.rk.writingUsage(org, day), incr: { [`${prefix}|${measure}`]: 1, [`${prefix}|credits_${outcome}_milli`]: reservedMilli } },
+    stats: services.usage.writingJob(org, day, r.channel, 'generate', { [measure]: 1, [`credits_${outcome}_milli`]: reservedMilli }),
   });
   return res.outcome as Outcome;
 }
@@ -125,19 +125,6 @@ async function failJob(services: Services, org: string, id: string, message: str
     if (r.done || (await settle(services, r, 'released')) === 'charged') return null;
     return failedPatch(r, message, code);
   });
-}
-
-/** Records a model's token use for GET /v1/usage/ai-costs. */
-async function recordCosts(services: Services, org: string, c: AiCosts): Promise<void> {
-  const key = services.rk.aiCosts(org, utcDay());
-  const f = `${c.provider}|${c.model}`;
-  const m = services.redis.multi();
-  m.hincrby(key, `${f}|requests`, c.requests);
-  m.hincrby(key, `${f}|prompt_tokens`, c.prompt_tokens);
-  m.hincrby(key, `${f}|completion_tokens`, c.completion_tokens);
-  m.hincrby(key, `${f}|total_tokens`, c.total_tokens);
-  m.expire(key, 400 * 86_400);
-  await m.exec();
 }
 
 const timeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
@@ -180,7 +167,7 @@ export const writingJobKind: PaidJobKind<WritingBody, WritingPayload, WritingJob
   view: jobView,
   releasedRecord: (r, reason) => ({ ...r, ...failedPatch(r, reason, 'GENERATION_FAILED') }),
   async afterSave(services, r) {
-    await services.redis.publish(services.rk.writingEvents(), r.id);
+    await announce(services, r.id);
   },
 
   /** Every rule of the body, the internal-only options, then the saved references (invalid_reference). */
@@ -197,13 +184,12 @@ export const writingJobKind: PaidJobKind<WritingBody, WritingPayload, WritingJob
     const milli = writingJobPrice(services.config, req.channel);
     const record = newWritingJob({ id, org: key.org, user: key.user, keyId: key.id, reservedMilli: milli, context, includeAiCosts: req.include_ai_costs === true, forceFailure: req.force_failure === true });
     const { rk } = services;
-    const prefix = `${record.channel}|generate`;
     return {
       reserve: { milli, rows: 0, dailyRows: 0, dailyCap: -1 },
       record,
       payload: { id, org: key.org },
       indexes: ['all', `channel:${record.channel}`, `status:${record.status}`].map((subset) => rk.writingJobs(key.org, key.user, subset)),
-      stats: { key: rk.writingUsage(key.org, record.internal.day), incr: { [`${prefix}|accepted`]: 1, [`${prefix}|credits_reserved_milli`]: milli } },
+      stats: services.usage.writingJob(key.org, record.internal.day, record.channel, 'generate', { accepted: 1, credits_reserved_milli: milli }),
     };
   },
 
@@ -217,7 +203,7 @@ export const writingJobKind: PaidJobKind<WritingBody, WritingPayload, WritingJob
       r = await advance(services, writingJobKind, r, eventPatch(r, 40, label(ctx)));
       writer ??= createWriter(services.config);
       const { output, costs } = await timeout(generate(writer, ctx), services.config.writingTimeoutMs);
-      await recordCosts(services, p.org, costs);
+      await services.usage.recordTokens(p.org, costs);
       r = await advance(services, writingJobKind, r, eventPatch(r, 90, 'Checked against the brand voice'));
       if ((await settle(services, r, 'charged')) === 'released') return;
       await advance(services, writingJobKind, r, {

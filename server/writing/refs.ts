@@ -6,7 +6,6 @@
  */
 import type { Services } from '../context.ts';
 import type { KeyRecord } from '../services/keys.ts';
-import { scopeOf } from '../services/tags.ts';
 import type { WritingRefs } from './resolve.ts';
 import { publicRecord } from './store.ts';
 import { getTemperature } from './temperature.ts';
@@ -15,13 +14,10 @@ export type Profile = Partial<Record<'full_name' | 'email' | 'signature' | 'titl
 
 /** Sets a user's account details (undefined: kept; empty: removed) and returns them all. */
 export async function setProfile(services: Services, who: { org: string; user: string }, fields: { [K in keyof Profile]?: string | undefined }): Promise<Profile> {
-  const key = services.rk.userProfile(scopeOf(who));
   const entries = Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined);
   const set = entries.filter(([, v]) => v !== '');
   const cleared = entries.filter(([, v]) => v === '').map(([k]) => k);
-  if (set.length) await services.redis.hset(key, Object.fromEntries(set));
-  if (cleared.length) await services.redis.hdel(key, ...cleared);
-  return (await services.redis.hgetall(key)) as Profile;
+  return (await services.writingSettings.updateProfile(who, Object.fromEntries(set), cleared)) as Profile;
 }
 
 export function refsFor(services: Services, key: KeyRecord): WritingRefs {
@@ -41,7 +37,7 @@ export function refsFor(services: Services, key: KeyRecord): WritingRefs {
     },
     globalTemperature: services.config.writingTemperature,
     profile: async () => {
-      const p = await services.redis.hgetall(services.rk.userProfile(scopeOf(key)));
+      const p = (await services.writingSettings.profile(key)) as Profile;
       return { full_name: p.full_name ?? null, email: p.email ?? (key.user.includes('@') ? key.user : null), signature: p.signature ?? null, title: p.title ?? null, company_name: p.company_name ?? null };
     },
   };

@@ -1,10 +1,10 @@
 /**
  * The personal-play temperature: a per-user override of the global temperature (0-2, or null to
  * clear it), shared by every key of the user, used when a job's writing.play_source is personal.
+ * Kept by settings-store.ts.
  */
 import type { Services } from '../context.ts';
 import type { KeyRecord } from '../services/keys.ts';
-import { scopeOf } from '../services/tags.ts';
 
 /** The body of POST and PATCH /v1/writing/temperature (never a user id: the key names the user). */
 export const TEMPERATURE_BODY_SCHEMA = {
@@ -22,15 +22,12 @@ export interface TemperatureView {
 }
 
 export async function getTemperature(services: Services, key: Pick<KeyRecord, 'org' | 'user'>): Promise<TemperatureView> {
-  const raw = await services.redis.get(services.rk.writingTemperature(scopeOf(key)));
-  const override = raw === null ? null : Number(raw);
+  const override = await services.writingSettings.temperature(key);
   const global = services.config.writingTemperature;
   return { global_temperature: global, personal_play_temperature_override: override, effective_temperature: override ?? global, temperature_source: override === null ? 'global' : 'user' };
 }
 
 export async function setTemperature(services: Services, key: Pick<KeyRecord, 'org' | 'user'>, value: number | null): Promise<TemperatureView> {
-  const k = services.rk.writingTemperature(scopeOf(key));
-  if (value === null) await services.redis.del(k);
-  else await services.redis.set(k, String(value));
+  await services.writingSettings.setTemperature(key, value);
   return getTemperature(services, key);
 }

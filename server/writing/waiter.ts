@@ -1,11 +1,18 @@
 /**
  * Long polls of writing jobs: a request waits for a job's next event without a sleep loop. One
  * Redis subscriber connection per server process (opened on the first wait) listens on the
- * namespace's writing-events channel; every save of a job publishes its id; waiting requests of
- * that job are woken in-process. However many requests wait, the process holds one connection.
+ * namespace's writing-events channel; every save of a job publishes its id (`announce`);
+ * waiting requests of that job are woken in-process. However many requests wait, the process
+ * holds one connection.
  */
 import type { QueueDeps } from '../jobs/queue.ts';
 import { createRedis, type RedisClient } from '../../core/adapters/redis.ts';
+import type { RedisKeys } from '../../core/names.ts';
+
+/** Publishes a save of job `id` on the namespace's writing-events channel (wakes its long polls in every process). */
+export async function announce(services: { redis: RedisClient; rk: RedisKeys }, id: string): Promise<void> {
+  await services.redis.publish(services.rk.writingEvents(), id);
+}
 
 export class JobWaiter {
   private sub: RedisClient | null = null;

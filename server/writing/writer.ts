@@ -11,20 +11,15 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../../core/config.ts';
 import { clean, constraintsOf, violations, type Constraints } from './constraints.ts';
 import type { ResolvedContext } from './context.ts';
+import type { TokenUse } from '../services/usage.ts';
 
 /** LinkedIn's limit on a connection request note. */
 export const CONNECTION_NOTE_MAX = 300;
 /** Our limit on a LinkedIn message (LinkedIn allows 8,000; a cold message reads best far shorter). */
 export const LINKEDIN_MESSAGE_MAX = 1_000;
 
-export interface AiCosts {
-  provider: string;
-  model: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+/** A generation's model token use (counted for GET /v1/usage/ai-costs: services/usage.ts). */
+export type AiCosts = TokenUse;
 
 /** What a writer returns: email subject and body, or a LinkedIn content. */
 export interface Draft {

@@ -1,0 +1,84 @@
+/**
+ * What the read side keeps in Redis between requests, none of it durable (state export leaves
+ * all but the secret out): the remembered end of each served page (15 minutes: page N+1 then
+ * starts with one search_after query), the count cache of large totals (keyed by the filters and
+ * the concrete index, so an alias move invalidates it), the filter-option cache, and the
+ * cursor-signing secret every server of the namespace shares.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Es } from '../../core/adapters/es.ts';
+import type { RedisClient } from '../../core/adapters/redis.ts';
+import type { RedisKeys } from '../../core/names.ts';
+
+/** An Elasticsearch query (a clause of the query DSL). */
+type CountQuery = Record<string, unknown>;
+
+/** Seconds a remembered page end lives. */
+const PAGE_END_TTL_S = 900;
+/** Seconds a counted total lives, and the mark of a count under way (a count that dies leaves it at most this long). */
+const COUNT_TTL_S = 3600;
+const COUNT_PENDING_TTL_S = 60;
+
+export class ReadMemory {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly es: Es,
+    private readonly log: Logger,
+  ) {}
+
+  /** The remembered end of page `page` of the filter combination `fp` (a cursor, as `remember` stored it), or null. */
+  async pageEnd<T>(fp: string, page: number): Promise<T | null> {
+    const json = await this.redis.get(this.keys.cursor(fp, page));
+    return json ? (JSON.parse(json) as T) : null;
+  }
+
+  /** Remembers where a served page ended; a failure only costs the next page its shortcut. */
+  async remember(fp: string, page: number, end: unknown): Promise<void> {
+    await this.redis.set(this.keys.cursor(fp, page), JSON.stringify(end), 'EX', PAGE_END_TTL_S).catch((err: Error) => this.log.warn({ err: err.message }, 'could not remember a page cursor'));
+  }
+
+  /**
+   * The exact number of matches of `query` on the concrete index `generation` (`countKey`: the
+   * filters in the caller's context) from the count cache; on a miss the count starts in the
+   * background and null means pending.
+   */
+  async count(generation: string, query: CountQuery, countKey: string): Promise<number | null> {
+    const key = this.keys.count(createHash('sha1').update(`${generation}|${countKey}`).digest('hex').slice(0, 24));
+    const cached = await this.redis.get(key);
+    if (cached !== null && cached !== 'pending') return Number(cached);
+    if (cached === null && (await this.redis.set(key, 'pending', 'EX', COUNT_PENDING_TTL_S, 'NX')) === 'OK') {
+      this.es
+        .count({ index: generation, query })
+        .then((c) => this.redis.set(key, String(c.count), 'EX', COUNT_TTL_S))
+        .catch((err: Error) => {
+          this.log.warn({ err: err.message }, 'background count failed');
+          // Clearing the mark lets the next call count again at once; left, it expires within 60 s.
+          // Redis may be what failed: this handler must not reject in turn (nobody awaits it).
+          return this.redis.del(key).catch((e: Error) => this.log.warn({ err: e.message }, 'background count: its pending mark not cleared'));
+        });
+    }
+    return null;
+  }
+
+  /** The cached filter options of `field` on the concrete `index`, or null. */
+  async options<T>(index: string, field: string): Promise<T | null> {
+    const hit = await this.redis.get(this.keys.filterOptions(index, field));
+    return hit ? (JSON.parse(hit) as T) : null;
+  }
+
+  /** Caches the filter options of `field` on the concrete `index` for `ttlS` seconds. */
+  async rememberOptions(index: string, field: string, options: unknown, ttlS: number): Promise<void> {
+    await this.redis.set(this.keys.filterOptions(index, field), JSON.stringify(options), 'EX', ttlS);
+  }
+
+  /** The namespace's cursor-signing secret (hex): created once (SET NX), then read by every server. */
+  async cursorSecret(): Promise<string> {
+    const key = this.keys.cursorSecret();
+    await this.redis.set(key, randomBytes(32).toString('hex'), 'NX');
+    const hex = await this.redis.get(key);
+    if (!hex) throw new Error('cursor secret missing in Redis');
+    return hex;
+  }
+}
