@@ -2,14 +2,13 @@
 /**
  * Broker entity resolution (pure): firms, agents, placeholders and offices of Schedule A Part I
  * lines, measured as pairwise precision and recall on labelled real broker names and addresses
- * (test/fixtures/form5500/broker-labels.json, each record naming its source), against the old
- * keys (firmKey/officeKey alone); focused cases per rule; a scale and order-independence smoke.
+ * (test/fixtures/form5500/broker-labels.json, each record naming its source); focused cases per
+ * rule; a scale and order-independence smoke.
  */
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { analyzeName, resolveBrokers, type BrokerLine, type Resolution } from '../../ingest/form5500/broker-resolution.ts';
-import { firmKey, officeKey } from '../../ingest/form5500/resolve.ts';
 
 interface Label extends BrokerLine {
   source: string;
@@ -51,12 +50,6 @@ function measure(results: readonly Resolution[]) {
   return { firm, office, kinds };
 }
 
-const oldResolution = (lines: readonly BrokerLine[]): Resolution[] =>
-  lines.map((l) => {
-    const f = firmKey(l.name);
-    return f ? { kind: 'firm', firm: f, office: officeKey(f, l) } : { kind: 'placeholder', firm: '', office: null };
-  });
-
 const fmt = (m: ReturnType<typeof measure>) =>
   `firms P=${m.firm.precision.toFixed(3)} R=${m.firm.recall.toFixed(3)} (${m.firm.truePairs}/${m.firm.predictedPairs} predicted, ${m.firm.goldPairs} gold pairs); ` +
   `offices P=${m.office.precision.toFixed(3)} R=${m.office.recall.toFixed(3)} (${m.office.truePairs}/${m.office.predictedPairs}, ${m.office.goldPairs}); kind accuracy ${m.kinds.toFixed(3)}`;
@@ -69,13 +62,10 @@ test('labelled set: at least 300 records, each with a source and a gold label', 
   }
 });
 
-test('pairwise precision and recall of firms and offices (new vs old keys)', () => {
+test('pairwise precision and recall of firms and offices', () => {
   const lines = LABELS.map(({ name, address1, address2, city, state, zip }) => ({ name, address1, address2, city, state, zip }));
   const now = measure(resolveBrokers(lines));
-  const before = measure(oldResolution(lines));
-  console.log(`  broker resolution on ${LABELS.length} labelled records`);
-  console.log(`  old (firmKey/officeKey): ${fmt(before)}`);
-  console.log(`  new (resolveBrokers):    ${fmt(now)}`);
+  console.log(`  broker resolution on ${LABELS.length} labelled records: ${fmt(now)}`);
   if (process.env.BROKER_LABELS_DEBUG) {
     const res = resolveBrokers(lines);
     LABELS.forEach((l, i) => console.log(JSON.stringify([l.name, l.address1, l.city, l.kind, l.firm, l.office, res[i]])));

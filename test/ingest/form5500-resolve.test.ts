@@ -1,13 +1,15 @@
 // @test-kind pure: runs with the other pure files in one process (test/runner/plan.ts)
 /**
- * Entity resolution of Schedule A Part I lines (pure): variants of one firm name and one
- * address resolve to one office key; a different suite, city or firm never does. Signer names
- * split by the documented rule.
+ * Entity resolution of Schedule A Part I lines (pure), as the import resolves them
+ * (resolveBrokers): variants of one firm name and one address resolve to one firm and one
+ * office; another city or another firm never shares the office. Signer names split by the
+ * documented rule.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { firmKey, officeKey, splitPersonName, stableId, streetKey } from '../../ingest/form5500/resolve.ts';
+import { resolveBrokers } from '../../ingest/form5500/broker-resolution.ts';
+import { splitPersonName, stableId } from '../../ingest/form5500/resolve.ts';
 
 const NAMES = ['1ST GLOBAL CAPITAL', 'SMITH & JONES INSURANCE', 'ACME BENEFITS GROUP', 'NORTH STAR RISK PARTNERS'];
 const STREETS = [['100', 'MAIN', 'STREET', 'ST'], ['2500', 'OAK', 'AVENUE', 'AVE'], ['77', 'LAKE SHORE', 'BOULEVARD', 'BLVD']] as const;
@@ -36,8 +38,10 @@ test('variants of one name and one address resolve to one office and one firm', 
     fc.property(fc.nat(NAMES.length - 1), fc.nat(STREETS.length - 1), fc.nat(CITIES.length - 1), fc.constantFrom('1200', '300', 'B'), (n, s, c, suite) =>
       fc.assert(
         fc.property(nameVariant(NAMES[n]), nameVariant(NAMES[n]), addressVariant(STREETS[s], suite, CITIES[c]), addressVariant(STREETS[s], suite, CITIES[c]), (na, nb, a, b) => {
-          assert.is(firmKey(na), firmKey(nb), `${na} / ${nb}`);
-          assert.is(officeKey(firmKey(na), a), officeKey(firmKey(nb), b), `${JSON.stringify(a)} / ${JSON.stringify(b)}`);
+          const [ra, rb] = resolveBrokers([{ name: na, ...a }, { name: nb, ...b }]);
+          assert.is(ra.firm, rb.firm, `${na} / ${nb}`);
+          assert.ok(ra.office !== null, JSON.stringify(a));
+          assert.is(ra.office, rb.office, `${JSON.stringify(a)} / ${JSON.stringify(b)}`);
         }),
         { numRuns: 20 },
       ),
@@ -46,27 +50,31 @@ test('variants of one name and one address resolve to one office and one firm', 
   );
 });
 
-test('a different suite, city or firm is a different office', () => {
+test('another city or another firm is another office', () => {
   fc.assert(
     fc.property(fc.nat(STREETS.length - 1), fc.nat(CITIES.length - 1), fc.nat(CITIES.length - 1), (s, c, c2) => {
       fc.pre(c !== c2);
-      const firm = firmKey(NAMES[0]);
       const a = fc.sample(addressVariant(STREETS[s], '1200', CITIES[c]), 1)[0];
-      const suite = fc.sample(addressVariant(STREETS[s], '1300', CITIES[c]), 1)[0];
       const city = fc.sample(addressVariant(STREETS[s], '1200', CITIES[c2]), 1)[0];
-      assert.is.not(officeKey(firm, a), officeKey(firm, suite));
-      assert.is.not(officeKey(firm, a), officeKey(firm, city));
-      assert.is.not(officeKey(firm, a), officeKey(firmKey(NAMES[1]), a));
+      const [here, there, other] = resolveBrokers([{ name: NAMES[0], ...a }, { name: NAMES[0], ...city }, { name: NAMES[2], ...a }]);
+      assert.is.not(here.office, there.office);
+      assert.is.not(here.office, other.office);
+      assert.is.not(here.firm, other.firm);
     }),
     { numRuns: 50 },
   );
 });
 
 test('worked examples: PO boxes, no address, stable ids', () => {
-  assert.is(firmKey('1ST GLOBAL CAPITAL CORP'), firmKey('1st Global Capital'));
-  assert.is(streetKey('P.O. BOX 55'), streetKey('PO Box 55'));
-  assert.is(streetKey('100 Main Street', 'Suite 1200'), '100 main st ste 1200');
-  assert.is(officeKey('x', { address1: '', address2: '', city: '', state: '', zip: '' }), null, 'a line with no address attaches to the firm only');
+  const [a, b, none] = resolveBrokers([
+    { name: '1ST GLOBAL CAPITAL CORP', address1: 'P.O. BOX 55', address2: '', city: 'DALLAS', state: 'TX', zip: '75201' },
+    { name: '1st Global Capital', address1: 'PO Box 55', address2: '', city: 'Dallas', state: 'TX', zip: '75201-1234' },
+    { name: '1ST GLOBAL CAPITAL', address1: '', address2: '', city: '', state: '', zip: '' },
+  ]);
+  assert.is(a.firm, b.firm);
+  assert.is(a.office, b.office);
+  assert.is(none.firm, a.firm);
+  assert.is(none.office, null, 'a line with no address attaches to the firm only');
   assert.is(stableId('firm', 'x'), stableId('firm', 'x'));
   assert.is.not(stableId('firm', 'x'), stableId('office', 'x'));
 });
