@@ -138,11 +138,6 @@ export function yearFacts(c: Collected, slots: readonly number[], brokers: Spons
   };
 }
 
-/** The filing a sponsor's name and address come from: the latest received of its latest year. */
-export function namingFiling(filings: KeptFiling[]): KeptFiling {
-  return filings.reduce((a, b) => (b.received > a.received || (b.received === a.received && b.ack > a.ack) ? b : a));
-}
-
 /** The main plan: the welfare plan with the most participants, else the plan with the most. */
 function mainPlan(filings: KeptFiling[]): KeptFiling {
   const welfare = filings.filter((f) => f.welfare);
@@ -162,8 +157,8 @@ const money = (n: number) => (n > 0 ? Math.round(n) : null);
 /** `form5500:<dataset>:<plan year>:<ACK_ID>:<file>`, one per filing a row was built from. */
 export const provenance = (f: KeptFiling) => `form5500:${f.dataset}:${f.year}:${f.ack}${f.file ? `:${f.file}` : ''}`;
 
-export function companyDoc(ein: string, filings: KeptFiling[], facts: YearFacts, growth: number | null, years: readonly number[], signals: string[]): Doc {
-  const named = namingFiling(filings);
+/** A sponsor's company row from its latest filings; `named` is the one its name and address come from (build.ts namingSlot). */
+export function companyDoc(ein: string, filings: KeptFiling[], named: KeptFiling, facts: YearFacts, growth: number | null, years: readonly number[], signals: string[]): Doc {
   const year = Math.max(...filings.map((f) => f.year));
   const assets401k = filings.filter((f) => f.k401 && f.netAssets !== null && f.netAssets >= 0).map((f) => f.netAssets as number);
   const renewal = facts.renewalFrom ? MONTHS[Number(facts.renewalFrom.slice(5, 7)) - 1] ?? null : null;

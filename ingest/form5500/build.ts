@@ -54,7 +54,8 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
     const largest = now.largestSlot;
     const growth = growthOf(c, largest, largest < 0 ? -1 : s.prior[s.now.indexOf(largest)]);
     const newSponsor = s.years[0] === Math.min(...s.now.map((x) => c.year[x])) && s.now.every((x) => c.flags[x] & FLAG.initial) && s.now.length === s.prior.filter((p) => p < 0).length;
-    return { now, prior, growth, newSponsor, path: industryPath(industryOf(c.strings.list[c.business[namingSlot(c, s.now)]])) };
+    const naming = namingSlot(c, s.now);
+    return { now, prior, growth, newSponsor, naming, path: industryPath(industryOf(c.strings.list[c.business[naming]])) };
   };
   const figures = new PeerFigures();
   let sponsorCount = 0;
@@ -70,11 +71,11 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
   function* companyRows(): Generator<Doc> {
     companiesDone = 0;
     for (const s of plans.sponsors()) {
-      const { now, prior, growth, newSponsor, path } = factsOf(s);
+      const { now, prior, growth, newSponsor, naming, path } = factsOf(s);
       const filings = s.now.map((slot) => c.filing(slot, true));
       const signals = signalsOf({ now, prior, growth, newSponsor, peers: peers(path), today });
       companiesDone++;
-      yield companyDoc(filings[0].ein, filings, now, growth, s.years, signals);
+      yield companyDoc(filings[0].ein, filings, filings.find((f) => f.slot === naming) ?? filings[0], now, growth, s.years, signals);
     }
   }
   const agents = side.agents;
@@ -105,7 +106,7 @@ export function buildAll(c: Collected, today: string, every1000: () => void = ()
   };
 }
 
-/** The slot the sponsor's name comes from: the latest received of its latest year (namingFiling's rule, on the columns). */
+/** The filing (slot) a sponsor's name, address and industry come from: the latest received of its latest filings, the higher ACK_ID on a tie. */
 function namingSlot(c: Collected, slots: readonly number[]): number {
   return slots.reduce((a, b) => (c.received[b] > c.received[a] || (c.received[b] === c.received[a] && c.ackAt(b) > c.ackAt(a)) ? b : a));
 }
