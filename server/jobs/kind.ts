@@ -14,7 +14,7 @@
 import type { Config } from '../../core/config.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import type { JobKind } from './queue.ts';
 
 /** The id pattern of a job kind (accept.ts makes `<prefix>_` and a UUID's 32 hex digits): `^exp_[0-9a-f]{32}$`. */
