@@ -12,7 +12,7 @@
 import { utcDay } from '../../core/clock.ts';
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import { ApiError } from '../errors.ts';
 import { toCredits } from '../pricing.ts';
 import { debitRefused } from '../read/charge.ts';

@@ -14,7 +14,7 @@
 import type { Config } from '../../core/config.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import type { JobKind } from './queue.ts';
 import type { StatsIncrement } from '../services/usage.ts';
 

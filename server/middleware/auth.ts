@@ -1,5 +1,6 @@
 /**
- * Bearer authentication, the per-user rate limit and authorization helpers. The key's state
+ * Bearer authentication and the per-user rate limit (the caller's state it sets, and the access
+ * checks, are server/access.ts). The key's state
  * decides: active passes, revoked and rotated-out secrets get 401 at once, everywhere. The
  * request is counted in the one-minute window of the key's user (services/rate.ts: every key
  * and token of one user shares it), in the same round trip as the authentication for a
@@ -10,20 +11,11 @@
 import type { Context, Next } from 'koa';
 import { looksLikeJwt } from '../services/jwt.ts';
 import type { Services } from '../context.ts';
-import { ApiError, forbidden, unauthorized } from '../errors.ts';
+import { ApiError, unauthorized } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { hashSecret, looksLikeSecret } from '../services/keys.ts';
 import type { Counted } from '../services/rate.ts';
-import { LIVE_ONLY_SCOPES } from '../scopes.ts';
-
-export interface AuthState {
-  key: KeyRecord;
-  /** Elasticsearch namespace this key reads (sandbox for test keys). */
-  dataNamespace: string;
-  sandbox: boolean;
-  /** A HEAD request: it runs the GET (same status and headers) but delivers no rows, so it charges nothing. */
-  headOnly: boolean;
-}
+import type { AuthState } from '../access.ts';
 
 export function authenticate(services: Services) {
   const limit = services.config.rateLimitPerMinute;
@@ -70,30 +62,4 @@ async function keyOf(services: Services, secret: string): Promise<{ key: KeyReco
     throw unauthorized('rotated_key', 'This secret was rotated; use the new secret');
   }
   return { key, counted: early ?? (await services.rate.countFor(h, key)) };
-}
-
-/** The authenticated key of a request (after `authenticate`). */
-export function authOf(ctx: Context): AuthState {
-  return ctx.state.auth as AuthState;
-}
-
-/** 403 unless the key holds `scope`; test keys never pass live-only scopes. */
-/** A live key (403 test_key_not_allowed for a test key), whatever its scopes: `what` names the call. */
-export function requireLiveKey(ctx: Context, what: string): KeyRecord {
-  const { key } = authOf(ctx);
-  if (key.key_type === 'test') throw forbidden(`Test keys cannot use ${what}; use a live key`, 'authorization', 'test_key_not_allowed');
-  return key;
-}
-
-export function requireScope(ctx: Context, scope: string): KeyRecord {
-  return assertScope(authOf(ctx).key, scope);
-}
-
-/** `key` when it holds `scope` (see requireScope); for code that has the key but not the request (job kinds). */
-export function assertScope(key: KeyRecord, scope: string): KeyRecord {
-  if (key.key_type === 'test' && LIVE_ONLY_SCOPES.includes(scope)) {
-    throw forbidden(`Test keys cannot use ${scope.split(':')[0]} ${scope.endsWith(':read') ? 'reads' : 'writes'}; use a live key`, 'authorization', 'test_key_not_allowed');
-  }
-  if (!key.scopes.includes(scope)) throw forbidden(`This key lacks the ${scope} scope`, 'authorization', 'missing_scope');
-  return key;
 }

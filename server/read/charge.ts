@@ -11,7 +11,7 @@
 import { utcDay } from '../../core/clock.ts';
 import { createHash } from 'node:crypto';
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import { ApiError } from '../errors.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
 import { crawlDetected, type CrawlStep } from '../services/crawl.ts';

@@ -5,7 +5,7 @@
  * from Redis), declared by the entity (`callerMembers`); then every row is shaped by the projection.
  */
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
 import { forbidden, type ApiError } from '../errors.ts';
 import { normalizeTag, scopeOf } from '../services/tags.ts';

@@ -4,7 +4,7 @@
  * delivered and answers them. `extra` is the endpoint's own meta (matches, requested, not_found).
  */
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import type { EntityDef } from '../../mappings/types.ts';
 import { tierMeta, type Grant } from './authorize.ts';
 import { chargeRows, deliveryOf, estimate } from './charge.ts';

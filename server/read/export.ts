@@ -9,7 +9,7 @@
  * the connection took, the async export the rows written to its file).
  */
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import type { estypes } from '@elastic/elasticsearch';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
 import type { ErrorDetail } from '../errors.ts';

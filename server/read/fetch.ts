@@ -5,7 +5,7 @@
  * shapes (crm_status marks included when the context asks for them).
  */
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import { aliasName } from '../../core/names.ts';
 import type { Doc, EntityDef } from '../../mappings/types.ts';
 import type { Hit } from './decorate.ts';

@@ -8,7 +8,7 @@
  * page positions (cursors, remembered ends), crawl detection taken with the debit.
  */
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import { aliasName, isVersionOf } from '../../core/names.ts';
 import { invalid } from '../errors.ts';
 import { scopeOf } from '../services/tags.ts';

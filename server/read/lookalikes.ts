@@ -12,7 +12,7 @@
  * in hand: a failed, timed-out or empty call costs nothing, and so do test keys (sandbox).
  */
 import type { Services } from '../context.ts';
-import type { AuthState } from '../middleware/auth.ts';
+import type { AuthState } from '../access.ts';
 import { ENTITIES, fieldOf } from '../../mappings/index.ts';
 import { LOOKALIKE_FIELD, cosineOfScore, featureFields, reasonsFor, seedQuery, type LookalikeDef } from '../../mappings/lookalike.ts';
 import { RECORD_ID_RE, type Doc, type EntityDef } from '../../mappings/types.ts';

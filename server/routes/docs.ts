@@ -4,13 +4,13 @@
  * assets under /v1/docs/...). No key: mounted beside health. The page loads nothing from the
  * internet: no CDN, no fonts, no validator badge (validatorUrl null).
  */
-import Router from '@koa/router';
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Services } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { sharedDocument } from '../openapi/document.ts';
+import { pathParameter } from '../openapi/params.ts';
+import { PUBLIC, route, type Route } from './route.ts';
 
 /** The files of swagger-ui-dist the page uses, with their media types. */
 const ASSETS: Record<string, string> = {
@@ -50,31 +50,39 @@ const INIT = `window.ui = SwaggerUIBundle({
 /** The folder of the installed swagger-ui-dist. */
 const assetDir = (): string => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
+let served: string | undefined;
+let dir: string | undefined;
+
 /** The public documentation routes. */
-export function docsRoutes(_services: Services): Router {
-  const r = new Router();
-  const document = JSON.stringify(sharedDocument());
-  const dir = assetDir();
-  r.get('/v1/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = document;
-  });
-  r.get('/v1/docs', (ctx) => {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = PAGE;
-  });
-  r.get('/v1/docs/:file', (ctx) => {
-    const { file } = ctx.params;
-    if (file === 'init.js') {
-      ctx.type = 'text/javascript; charset=utf-8';
-      ctx.body = INIT;
-      return;
-    }
-    const type = ASSETS[file];
-    if (!type) throw notFound('documentation file', 'file');
-    ctx.type = type;
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.body = createReadStream(join(dir, file));
-  });
-  return r;
-}
+export const docsRoutes = (): Route[] => [
+  route({
+    method: 'get', path: '/v1/openapi.json', tag: 'docs', summary: 'This OpenAPI 3.1 document', access: PUBLIC, success: { media: 'application/json' },
+    handle: ({ ctx }) => {
+      ctx.type = 'application/json';
+      ctx.body = served ??= JSON.stringify(sharedDocument());
+    },
+  }),
+  route({
+    method: 'get', path: '/v1/docs', tag: 'docs', summary: 'Interactive documentation (Swagger UI, served locally)', access: PUBLIC, success: { media: 'text/html' },
+    handle: ({ ctx }) => {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = PAGE;
+    },
+  }),
+  route({
+    method: 'get', path: '/v1/docs/{file}', tag: 'docs', summary: 'An asset of the documentation page', access: PUBLIC, params: [pathParameter('file', 'The asset file name.')], success: { media: 'asset' }, errors: [404],
+    handle: ({ ctx }) => {
+      const { file } = ctx.params;
+      if (file === 'init.js') {
+        ctx.type = 'text/javascript; charset=utf-8';
+        ctx.body = INIT;
+        return;
+      }
+      const type = ASSETS[file];
+      if (!type) throw notFound('documentation file', 'file');
+      ctx.type = type;
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = createReadStream(join((dir ??= assetDir()), file));
+    },
+  }),
+];

@@ -15,17 +15,22 @@
  * many open flags, one user at most BINTEL_FEEDBACK_MAX_OPEN_PER_USER of each; past either a new
  * one is 429 until an operator resolves some.
  */
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
-import { authOf, requireLiveKey, requireScope } from '../middleware/auth.ts';
+import { assertScope, authOf, type Access } from '../access.ts';
+import { CONFIG_DEFAULTS } from '../../core/config.ts';
+import { ENTITY_NAMES } from '../../mappings/index.ts';
+import { ref } from '../openapi/schemas.ts';
+import { pathParameter, type Schema } from '../openapi/params.ts';
+import { BODY, array, pagedQuery } from '../openapi/shapes.ts';
+import { route, type Route } from './route.ts';
 import { ENTITIES, findEntity } from '../../mappings/index.ts';
 import { RECORD_ID_RE } from '../../mappings/types.ts';
 import { ApiError, invalid, notFound, quotaExceeded, type ErrorDetail } from '../errors.ts';
 import { indexFor } from '../read/fetch.ts';
-import { choiceParam, listMeta, pageParams, readQuery, throwProblems } from '../read/request.ts';
-import { FEEDBACK_STATUSES, feedbackIdRe, type FeedbackKind, type FeedbackRecord } from '../services/feedback.ts';
+import { choiceParam, listMeta, pageParams, throwProblems } from '../read/request.ts';
+import { FEEDBACK_STATUSES, feedbackIdPattern, feedbackIdRe, type FeedbackKind, type FeedbackRecord } from '../services/feedback.ts';
 import { conflictingClaim } from '../jobs/claim.ts';
 import { bodyOf, idempotencyKeyOf } from '../validate.ts';
 
@@ -106,7 +111,7 @@ async function parseFlag(services: Services, ctx: Context, raw: unknown): Promis
   if (suggested !== undefined && suggested !== null && JSON.stringify(suggested).length > SUGGESTED_VALUE_MAX) problems.push({ field: 'suggested_value', issue: 'too_long', expected: `at most ${SUGGESTED_VALUE_MAX} characters as JSON` });
   throwProblems(problems);
   const entity = def as NonNullable<typeof def>;
-  requireScope(ctx, `read:${entity.name}`);
+  assertScope(authOf(ctx).key, `read:${entity.name}`);
   // The entity must exist in the caller's data (never disclosing anything of other data).
   const found = await services.es.exists({ index: indexFor(authOf(ctx), entity), id: entityId as string });
   if (!found) throw invalid({ field: 'entity_id', issue: 'invalid_reference', expected: `a ${entity.label} id in this key's data` });
@@ -117,63 +122,119 @@ async function parseFlag(services: Services, ctx: Context, raw: unknown): Promis
 const view = ({ org: _org, ...rest }: FeedbackRecord) => rest;
 
 /**
- * The caller of a feedback route: a root API key files and reads its user's records whatever its
- * scopes (keys issued before feedback:* existed keep working); a child key or a token needs the
- * scope, which child keys are never given.
+ * Who may file and read: a live key (test keys cannot file reports, and flags are writes); a root
+ * API key whatever its scopes (keys issued before feedback:* existed keep working); a child key or
+ * a token with the scope, which child keys are never given.
  */
-function feedbackKey(ctx: Context, scope: 'feedback:read' | 'feedback:write') {
-  const { key } = authOf(ctx);
-  return key.parent_id === null ? key : requireScope(ctx, scope);
+const access = (kind: FeedbackKind, scope: 'feedback:read' | 'feedback:write'): Access => ({ kind: 'scope', scope, root: true, live: kind === 'report' ? 'bug reports' : 'review flags' });
+
+type Parse = (services: Services, ctx: Context, body: unknown) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/** What the routes of one kind at one path share with the document. */
+interface KindDoc {
+  summary: { file: string; list: string; one: string };
+  body: { schema: Schema; example: unknown };
+  record: Schema;
+  id: string;
 }
 
-function feedbackRoutesOf(services: Services, r: Router, kind: FeedbackKind, paths: readonly string[], parse: (ctx: Context, body: unknown) => Promise<Record<string, unknown>> | Record<string, unknown>): void {
-  const what = kind === 'report' ? 'bug reports' : 'review flags';
+/** POST, GET and GET by id of one kind at one path. */
+function feedbackRoutesOf(kind: FeedbackKind, path: string, parse: Parse, doc: KindDoc): Route[] {
   const idRe = feedbackIdRe(kind);
-  for (const path of paths) {
-    r.post(path, async (ctx: Context) => {
-      requireLiveKey(ctx, what);
-      const key = feedbackKey(ctx, 'feedback:write');
-      const idemKey = idempotencyKeyOf(ctx);
-      const fields = await parse(ctx, bodyOf(ctx));
-      const filed = await services.feedback.file(kind, { org: key.org, user: key.user, keyId: key.id }, fields, idemKey);
-      if ('capped' in filed) {
-        const name = kind === 'report' ? 'reports' : 'review flags';
-        if (filed.per === 'user') throw quotaExceeded(kind === 'report' ? 'reports' : 'review-flags', `open ${name}`, filed.capped, filed.open, 'user', 'more can be filed once an operator resolves some');
-        throw new ApiError('QUOTA_EXCEEDED', `The organization has ${filed.capped} open ${name}; more can be filed once an operator resolves some`, [
-          { field: kind === 'report' ? 'reports' : 'review-flags', issue: 'quota_exceeded', expected: `at most ${filed.capped} open ${name} per organization` },
-        ]);
-      }
-      if ('conflict' in filed) throw conflictingClaim();
-      ok(ctx, view(filed.record), filed.reused ? { idempotency_reused: true } : {}, filed.reused ? 200 : 201);
-      if (!filed.reused) ctx.set('Location', `${path}/${filed.record.id}`);
-    });
-    r.get(path, async (ctx: Context) => {
-      requireLiveKey(ctx, what);
-      const key = feedbackKey(ctx, 'feedback:read');
-      const q = readQuery(ctx, ['page', 'page_size', 'status']);
-      const problems: ErrorDetail[] = [];
-      const { page, pageSize } = pageParams(q, problems);
-      const status = q.status === undefined ? undefined : choiceParam(q, 'status', { allowed: FEEDBACK_STATUSES, fallback: 'open' }, problems);
-      throwProblems(problems);
-      const { records, total } = await services.feedback.listByUser(kind, key.org, key.user, page, pageSize, status);
-      ok(ctx, records.map(view), listMeta(page, pageSize, records.length, total));
-    });
-    r.get(`${path}/:id`, async (ctx: Context) => {
-      requireLiveKey(ctx, what);
-      const key = feedbackKey(ctx, 'feedback:read');
-      readQuery(ctx, []);
-      const id = ctx.params.id;
-      const rec = idRe.test(id) ? await services.feedback.get(kind, key.org, id) : null;
-      // Another user's or organization's record does not exist for the caller.
-      if (!rec || rec.filed_by.user !== key.user) throw notFound(kind === 'report' ? 'report' : 'flag', 'id');
-      ok(ctx, view(rec));
-    });
-  }
+  const idem = 'Idempotency-Key: a repeat with the same body answers the first record (200, meta.idempotency_reused); with another body 409.';
+  const capped = `An organization holds at most BINTEL_FEEDBACK_MAX_OPEN (default 1,000) open records of each kind, one user BINTEL_FEEDBACK_MAX_OPEN_PER_USER (default ${CONFIG_DEFAULTS.records.feedbackMaxOpenPerUser}): 429 QUOTA_EXCEEDED beyond, until an operator resolves some.`;
+  const listing = pagedQuery('Records', { properties: { status: { type: 'string', enum: [...FEEDBACK_STATUSES] } }, about: { status: 'Only records in this state.' } });
+  const reads = access(kind, 'feedback:read');
+  return [
+    route({
+      method: 'post', path, tag: 'feedback', summary: doc.summary.file, description: `Live root keys, or keys and tokens holding feedback:write (test keys 403; child keys never hold it). ${idem} ${capped}`, access: access(kind, 'feedback:write'), idempotencyKey: true,
+      body: doc.body, success: { data: doc.record, created: true }, errors: [...BODY, 409],
+      handle: async ({ ctx, services }) => {
+        const { key } = authOf(ctx);
+        const idemKey = idempotencyKeyOf(ctx);
+        const fields = await parse(services, ctx, bodyOf(ctx));
+        const filed = await services.feedback.file(kind, { org: key.org, user: key.user, keyId: key.id }, fields, idemKey);
+        if ('capped' in filed) {
+          const name = kind === 'report' ? 'reports' : 'review flags';
+          if (filed.per === 'user') throw quotaExceeded(kind === 'report' ? 'reports' : 'review-flags', `open ${name}`, filed.capped, filed.open, 'user', 'more can be filed once an operator resolves some');
+          throw new ApiError('QUOTA_EXCEEDED', `The organization has ${filed.capped} open ${name}; more can be filed once an operator resolves some`, [
+            { field: kind === 'report' ? 'reports' : 'review-flags', issue: 'quota_exceeded', expected: `at most ${filed.capped} open ${name} per organization` },
+          ]);
+        }
+        if ('conflict' in filed) throw conflictingClaim();
+        ok(ctx, view(filed.record), filed.reused ? { idempotency_reused: true } : {}, filed.reused ? 200 : 201);
+        if (!filed.reused) ctx.set('Location', `${path}/${filed.record.id}`);
+      },
+    }),
+    route({
+      method: 'get', path, tag: 'feedback', summary: doc.summary.list, access: reads, query: listing, success: { data: array(doc.record), meta: ref('ListMeta') }, errors: [400],
+      handle: async ({ ctx, services, query }) => {
+        const { key } = authOf(ctx);
+        const q = query();
+        const problems: ErrorDetail[] = [];
+        const { page, pageSize } = pageParams(q, problems);
+        const status = q.status === undefined ? undefined : choiceParam(q, 'status', { allowed: FEEDBACK_STATUSES, fallback: 'open' }, problems);
+        throwProblems(problems);
+        const { records, total } = await services.feedback.listByUser(kind, key.org, key.user, page, pageSize, status);
+        ok(ctx, records.map(view), listMeta(page, pageSize, records.length, total));
+      },
+    }),
+    route({
+      method: 'get', path: `${path}/{id}`, tag: 'feedback', summary: doc.summary.one, access: reads,
+      params: [pathParameter('id', doc.id, { type: 'string', pattern: feedbackIdPattern(kind) })], success: { data: doc.record }, errors: [404],
+      handle: async ({ ctx, services, query }) => {
+        const { key } = authOf(ctx);
+        query();
+        const id = ctx.params.id;
+        const rec = idRe.test(id) ? await services.feedback.get(kind, key.org, id) : null;
+        // Another user's or organization's record does not exist for the caller.
+        if (!rec || rec.filed_by.user !== key.user) throw notFound(kind === 'report' ? 'report' : 'flag', 'id');
+        ok(ctx, view(rec));
+      },
+    }),
+  ];
 }
 
-export function feedbackRoutes(services: Services): Router {
-  const r = new Router();
-  feedbackRoutesOf(services, r, 'report', ['/v1/reports'], (_ctx, body) => parseReport(services, body));
-  feedbackRoutesOf(services, r, 'flag', FLAG_PATHS, (ctx, body) => parseFlag(services, ctx, body));
-  return r;
+/** Bug reports, then review flags under each of their paths: 0 credits. */
+export function feedbackRoutes(): Route[] {
+  const common: Record<string, Schema> = {
+    status: { type: 'string', enum: [...FEEDBACK_STATUSES] },
+    filed_by: { type: 'object', properties: { key_id: { type: 'string' }, user: { type: 'string' } } },
+    created_at: { type: 'string', format: 'date-time' },
+    resolved_at: { oneOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+    resolved_by: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+    resolution_note: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+  };
+  const text = (max: number): Schema => ({ type: 'string', minLength: 1, maxLength: max });
+  const reportBody: Schema = { type: 'object', additionalProperties: false, required: ['endpoint', 'message'], properties: { endpoint: { ...text(300), description: 'The call concerned, e.g. "GET /v1/companies".' }, request_id: { ...text(128), description: 'Its X-Request-Id.' }, message: text(FEEDBACK_TEXT_MAX), payload: { description: `Any JSON, at most BINTEL_REPORT_MAX_BYTES (default ${CONFIG_DEFAULTS.reportMaxBytes.toLocaleString('en-US')}) bytes: 413 above.` } } };
+  const flagBody: Schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['entity_type', 'entity_id'],
+    properties: {
+      entity_type: { type: 'string', enum: [...ENTITY_NAMES] },
+      entity_id: { type: 'string', description: "A row in the key's data (400 invalid_reference otherwise); the key needs read:<entity_type>." },
+      field: { type: 'string', description: 'A field of the entity (one of its output fields); alias field_key. One of the two is required.' },
+      field_key: { type: 'string', description: 'Alias of field.' },
+      issue: { ...text(FEEDBACK_TEXT_MAX), description: 'What is wrong; alias reason. One of the two is required.' },
+      reason: { ...text(FEEDBACK_TEXT_MAX), description: 'Alias of issue.' },
+      suggested_value: { description: `The right value, any JSON up to ${SUGGESTED_VALUE_MAX} characters.` },
+    },
+  };
+  const report: Schema = { type: 'object', properties: { id: { type: 'string', pattern: feedbackIdPattern('report') }, endpoint: { type: 'string' }, request_id: { oneOf: [{ type: 'string' }, { type: 'null' }] }, message: { type: 'string' }, payload: {}, ...common } };
+  const flag: Schema = { type: 'object', properties: { id: { type: 'string', pattern: feedbackIdPattern('flag') }, entity_type: { type: 'string' }, entity_id: { type: 'string' }, field: { type: 'string' }, issue: { type: 'string' }, suggested_value: {}, ...common } };
+  const routes = feedbackRoutesOf('report', '/v1/reports', (services, _ctx, body) => parseReport(services, body), {
+    summary: { file: 'File a bug report (201)', list: 'The reports the caller filed, newest first', one: 'One report the caller filed, with its status' },
+    body: { schema: reportBody, example: { endpoint: 'GET /v1/companies', request_id: 'req_01HZX', message: 'Page 3 repeats a row of page 2', payload: { query: 'states=TX&page=3' } } },
+    record: report, id: 'The report id (rpt_…).',
+  });
+  for (const path of FLAG_PATHS) {
+    const alias = path === '/v1/data-flags' ? ' (alias of /v1/review-flags)' : '';
+    routes.push(...feedbackRoutesOf('flag', path, (services, ctx, body) => parseFlag(services, ctx, body), {
+      summary: { file: `Flag a field value of a row for review (201)${alias}`, list: `The flags the caller filed, newest first${alias}`, one: `One flag the caller filed, with its status${alias}` },
+      body: { schema: flagBody, example: { entity_type: 'companies', entity_id: 'cmp_0001', field: 'website', issue: 'The site moved', suggested_value: 'https://northwind.example' } },
+      record: flag, id: 'The flag id (flg_…).',
+    }));
+  }
+  return routes;
 }

@@ -4,15 +4,16 @@
  * /v1/filter-options/{resource}/{filter}. Any key may call them, test keys included (spec,
  * Authentication 5); they cost 0 credits. Data-derived values read the caller's data namespace.
  */
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
-import { authOf } from '../middleware/auth.ts';
+import { authOf } from '../access.ts';
+import { pathParameter } from '../openapi/params.ts';
+import { array, obj } from '../openapi/shapes.ts';
+import { ANY_KEY, route, type Route } from './route.ts';
 import { ApiError } from '../errors.ts';
 import { OPTION_KEY_NAMES } from '../../mappings/filter-options.ts';
 import { ENTITY_NAMES, findEntity } from '../../mappings/index.ts';
-import { readQuery } from '../read/request.ts';
 import { optionKey, resourceFilters, type ResourceFilter, type ValuesPlan } from '../read/filter-options.ts';
 import { dataOptions } from '../read/option-values.ts';
 
@@ -35,41 +36,49 @@ async function describe(ctx: Context, services: Services, f: ResourceFilter) {
   return { row, cached };
 }
 
-export function filterOptionRoutes(services: Services): Router {
-  const r = new Router();
+export function filterOptionRoutes(): Route[] {
   const names = [...OPTION_KEY_NAMES, ...ENTITY_NAMES];
-
-  r.get('/v1/filter-options', async (ctx) => {
-    readQuery(ctx, []);
-    ok(ctx, { keys: OPTION_KEY_NAMES, resources: ENTITY_NAMES });
-  });
-
-  r.get('/v1/filter-options/:name', async (ctx) => {
-    readQuery(ctx, []);
-    const { name } = ctx.params;
-    const found = optionKey(name);
-    if (found) {
-      const { cached, ...vals } = await valuesOf(ctx, services, found.plan);
-      const data = { key: name, source: found.plan.source, params: found.key.params, ...vals };
-      ok(ctx, data, { returned: vals.values?.length ?? 0, ...(cached === undefined ? {} : { cached }) });
-      return;
-    }
-    const def = findEntity(name);
-    if (!def) throw unknownName({ field: 'key', given: name, expected: names });
-    const rows = await Promise.all(resourceFilters(def).map((f) => describe(ctx, services, f)));
-    ok(ctx, rows.map((x) => x.row), { resource: def.name, returned: rows.length });
-  });
-
-  r.get('/v1/filter-options/:resource/:filter', async (ctx) => {
-    readQuery(ctx, []);
-    const { resource, filter } = ctx.params;
-    const def = findEntity(resource);
-    if (!def) throw unknownName({ field: 'resource', given: resource, expected: ENTITY_NAMES });
-    const filters = resourceFilters(def);
-    const f = filters.find((x) => x.param === filter);
-    if (!f) throw unknownName({ field: 'filter', given: filter, expected: filters.map((x) => x.param) });
-    const { row, cached } = await describe(ctx, services, f);
-    ok(ctx, { resource: def.name, ...row }, { returned: row.values?.length ?? 0, ...(cached === undefined ? {} : { cached }) });
-  });
-  return r;
+  return [
+    route({
+      method: 'get', path: '/v1/filter-options', tag: 'filter-options', summary: 'Option keys and resources', access: ANY_KEY, success: { data: obj }, errors: [400],
+      handle: ({ ctx, query }) => {
+        query();
+        ok(ctx, { keys: OPTION_KEY_NAMES, resources: ENTITY_NAMES });
+      },
+    }),
+    route({
+      method: 'get', path: '/v1/filter-options/{name}', tag: 'filter-options', summary: 'Values of an option key, or every filter of a resource', access: ANY_KEY,
+      params: [pathParameter('name', 'An option key or a resource.', { type: 'string', enum: names })], success: { data: { oneOf: [obj, array(obj)] } }, errors: [400, 404],
+      handle: async ({ ctx, services, query }) => {
+        query();
+        const { name } = ctx.params;
+        const found = optionKey(name);
+        if (found) {
+          const { cached, ...vals } = await valuesOf(ctx, services, found.plan);
+          const data = { key: name, source: found.plan.source, params: found.key.params, ...vals };
+          ok(ctx, data, { returned: vals.values?.length ?? 0, ...(cached === undefined ? {} : { cached }) });
+          return;
+        }
+        const def = findEntity(name);
+        if (!def) throw unknownName({ field: 'key', given: name, expected: names });
+        const rows = await Promise.all(resourceFilters(def).map((f) => describe(ctx, services, f)));
+        ok(ctx, rows.map((x) => x.row), { resource: def.name, returned: rows.length });
+      },
+    }),
+    route({
+      method: 'get', path: '/v1/filter-options/{resource}/{filter}', tag: 'filter-options', summary: 'One filter of a resource and its values', access: ANY_KEY,
+      params: [pathParameter('resource', 'A resource.', { type: 'string', enum: [...ENTITY_NAMES] }), pathParameter('filter', 'A filter parameter of the resource.')], success: { data: obj }, errors: [400, 404],
+      handle: async ({ ctx, services, query }) => {
+        query();
+        const { resource, filter } = ctx.params;
+        const def = findEntity(resource);
+        if (!def) throw unknownName({ field: 'resource', given: resource, expected: ENTITY_NAMES });
+        const filters = resourceFilters(def);
+        const f = filters.find((x) => x.param === filter);
+        if (!f) throw unknownName({ field: 'filter', given: filter, expected: filters.map((x) => x.param) });
+        const { row, cached } = await describe(ctx, services, f);
+        ok(ctx, { resource: def.name, ...row }, { returned: row.values?.length ?? 0, ...(cached === undefined ? {} : { cached }) });
+      },
+    }),
+  ];
 }

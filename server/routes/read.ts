@@ -1,83 +1,55 @@
 /**
  * The read API's list and detail endpoints for the four resources: GET /v1/{resource} and
- * GET /v1/{resource}/{id}. Each is the composition of the read pipeline's steps (server/read/):
- * parse → authorize → build → fetch → decorate → price + debit → envelope.
+ * GET /v1/{resource}/{id}, each a short handler over its composition of the read pipeline
+ * (server/read/list.ts, server/read/detail.ts).
  */
-import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Services } from '../context.ts';
 import { ok } from '../middleware/envelope.ts';
-import { authOf, requireScope } from '../middleware/auth.ts';
-import { notFound } from '../errors.ts';
-import { ENTITIES } from '../../mappings/index.ts';
+import { authOf } from '../access.ts';
 import type { EntityDef } from '../../mappings/types.ts';
-import { authorizeShape, tierMeta } from '../read/authorize.ts';
-import { chargeRows, deliveryOf } from '../read/charge.ts';
-import { callerContext, decorate } from '../read/decorate.ts';
-import { fetchByIds } from '../read/fetch.ts';
+import { readDetail, detailParams } from '../read/detail.ts';
 import { listRows } from '../read/list.ts';
 import { listParams, parseListRequest } from '../read/list-request.ts';
 import { repeatableParams } from '../read/filters.ts';
-import { checkFieldNames } from '../read/projection.ts';
-import { ID_RE, SHAPE_PARAMS, one, readQuery, readShape, readSide, sideParams, throwProblems, type RawQuery } from '../read/request.ts';
-import type { ErrorDetail } from '../errors.ts';
+import { ref, rowOf } from '../openapi/schemas.ts';
+import { COUNT_ONLY, PRICED, array, idParam, oneRow } from '../openapi/shapes.ts';
+import { route, scope, type Route } from './route.ts';
 
-
-/** The allowlist of GET /v1/{resource}/{id}: shape and side. */
-export const detailParams = (def: EntityDef): string[] => [...SHAPE_PARAMS, ...sideParams(def)];
-
-/** Parse step of the detail endpoint: shape and side. */
-function parseDetail(def: EntityDef, q: RawQuery) {
-  const problems: ErrorDetail[] = [];
-  const shape = readShape(q, problems);
-  if (shape.fields) checkFieldNames(def, shape.fields, problems);
-  const side = readSide(def, def.side ? one(q, def.side.param) : undefined, problems);
-  throwProblems(problems);
-  return { shape, side };
-}
-
-/** The id in a detail path, or 404 when it cannot be one. */
-function idOf(ctx: Context, def: EntityDef, prefix: string): string {
+/** The record id of a detail path; null when the segment is no valid percent-encoding. */
+function idOf(ctx: Context, prefix: string): string | null {
   try {
-    const id = decodeURIComponent(ctx.path.slice(prefix.length));
-    if (ID_RE.test(id)) return id;
+    return decodeURIComponent(ctx.path.slice(prefix.length));
   } catch {
-    /* a malformed escape names no record */
+    return null;
   }
-  throw notFound(def.label, 'id');
 }
 
-export function readRoutes(services: Services): Router {
-  const r = new Router();
-  for (const def of ENTITIES) {
-    const allowed = listParams(def);
-    const repeatable = repeatableParams(def);
-    r.get(`/v1/${def.name}`, async (ctx: Context) => {
-      requireScope(ctx, `read:${def.name}`);
-      const req = parseListRequest(def, readQuery(ctx, allowed, repeatable));
-      const { data, meta } = await listRows(services, authOf(ctx), req);
+/** GET /v1/{resource}: the list. */
+export const listRoute = (def: EntityDef): Route =>
+  route({
+    method: 'get', path: `/v1/${def.name}`, tag: def.name, summary: `List ${def.name}`, description: 'Filters, sort, paging and cursors; priced per returned row at the response tier (dry_run estimates).',
+    access: scope(`read:${def.name}`), query: { names: listParams(def), def, repeatable: repeatableParams(def) },
+    success: { data: { oneOf: [array(rowOf(def)), COUNT_ONLY] }, meta: ref('ListMeta') }, errors: [400, 402],
+    handle: async ({ ctx, services, query }) => {
+      const { data, meta } = await listRows(services, authOf(ctx), parseListRequest(def, query()));
       ok(ctx, data, meta);
-    });
-    // Paths other routers declare under /v1/{resource}/ (batch, lookup, export.csv) are theirs:
-    // the app mounts them first and a later router never answers a path an earlier one declares.
-    const prefix = `/v1/${def.name}/`;
-    const detail = new RegExp(`^${prefix.replace(/[-/]/g, '\\$&')}[^/]+$`);
-    const allowedDetail = detailParams(def);
-    r.get(detail, async (ctx: Context) => {
-      requireScope(ctx, `read:${def.name}`);
-      const auth = authOf(ctx);
-      const { shape, side } = parseDetail(def, readQuery(ctx, allowedDetail));
-      const grant = authorizeShape(def, auth.key, shape);
-      const id = idOf(ctx, def, prefix);
-      const caller = await callerContext(services, auth, { def, rows: grant.projection });
-      const hits = await fetchByIds(services, auth, { def, ids: [id], side, caller });
-      if (!hits.length) throw notFound(def.label, 'id');
-      // HEAD: the status and headers, no row (nor its length) and no charge.
-      if (auth.headOnly) return ok(ctx, {}, { credits_charged: 0, ...tierMeta(grant) });
-      const [row] = await decorate(services, auth, { def, projection: grant.projection, format: shape.format }, hits);
-      const charge = await chargeRows(services, { auth, def, tier: grant.projection.tier, rows: 1, delivery: deliveryOf(hits) });
-      ok(ctx, row, { credits_charged: charge.credits, cache_hit: charge.cacheHit, ...tierMeta(grant) });
-    });
-  }
-  return r;
+    },
+  });
+
+/**
+ * GET /v1/{resource}/{id}. Paths other routers declare under /v1/{resource}/ (batch, lookup,
+ * export.csv) are theirs: the app mounts them first and a later router never answers a path an
+ * earlier one declares.
+ */
+export function detailRoute(def: EntityDef): Route {
+  const prefix = `/v1/${def.name}/`;
+  return route({
+    method: 'get', path: `/v1/${def.name}/{id}`, match: new RegExp(`^${prefix.replace(/[-/]/g, '\\$&')}[^/]+$`), tag: def.name, summary: `One ${def.label}`,
+    access: scope(`read:${def.name}`), params: [idParam(def)], query: { names: detailParams(def), def },
+    success: { data: oneRow(def) }, errors: PRICED,
+    handle: async ({ ctx, services, query }) => {
+      const { data, meta } = await readDetail(services, authOf(ctx), def, query(), idOf(ctx, prefix));
+      ok(ctx, data, meta);
+    },
+  });
 }

@@ -8,6 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROUTE_GROUPS } from '../../server/app.ts';
+import { mount } from '../../server/routes/route.ts';
 import { assertError, startHarness, withOrg, type Harness } from './harness.ts';
 
 const t = suite('app');
@@ -27,8 +28,8 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 /** Every authenticated route that takes a body, its path parameters filled in. */
 function bodyRoutes(): { method: string; path: string }[] {
   const out: { method: string; path: string }[] = [];
-  for (const factory of ROUTE_GROUPS.authenticated) {
-    for (const layer of factory(h.running.services).stack) {
+  for (const group of ROUTE_GROUPS.authenticated) {
+    for (const layer of mount(h.running.services, group).stack) {
       if (typeof layer.path !== 'string') continue;
       const path = layer.path.replace(/:[A-Za-z_]+/g, 'x1');
       for (const method of layer.methods.filter((m) => BODY_METHODS.includes(m))) out.push({ method, path });

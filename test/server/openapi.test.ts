@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Router from '@koa/router';
 import { ROUTE_GROUPS } from '../../server/app.ts';
-import { operationKey, operations } from '../../server/openapi/operations.ts';
+import { documentedRoutes, operationKey, operations } from '../../server/openapi/operations.ts';
+import { mount } from '../../server/routes/route.ts';
 import { ENTITIES } from '../../mappings/index.ts';
 import { listParams } from '../../server/read/list-request.ts';
 import { startHarness, type Harness } from './harness.ts';
@@ -64,12 +65,26 @@ t('served without a key, OpenAPI 3.1, version 1.0.0, bearer scheme', () => {
 });
 
 t('every registered route is in the document, and the document names no other', () => {
-  const routers = [...ROUTE_GROUPS.public, ...ROUTE_GROUPS.authenticated].map((f) => f(h.running.services));
+  const routers = [...ROUTE_GROUPS.public, ...ROUTE_GROUPS.authenticated].map((group) => mount(h.running.services, group));
   const fromRouters = registered(routers);
   const fromDoc = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
   assert.equal(fromDoc.filter((k) => !fromRouters.includes(k)), [], 'documented but not served');
   assert.equal(fromRouters.filter((k) => !fromDoc.includes(k)), [], 'served but not documented');
   assert.ok(fromDoc.length > 30);
+});
+
+t('one declaration per route: the mounted routes and the operation table are the same declarations, each once', () => {
+  const mounted = [...ROUTE_GROUPS.public, ...ROUTE_GROUPS.authenticated].flat().map(operationKey);
+  const documented = documentedRoutes().map(operationKey);
+  const twice = (keys: string[]) => keys.filter((k, i) => keys.indexOf(k) !== i);
+  assert.equal(twice(mounted), [], 'mounted twice');
+  assert.equal(twice(documented), [], 'documented twice');
+  assert.equal([...mounted].sort(), [...documented].sort());
+  // The table is made of the declarations, one operation each, with their access.
+  assert.equal(operations().map((o) => `${operationKey(o)} ${JSON.stringify(o.access)}`), documentedRoutes().map((r) => `${operationKey(r)} ${JSON.stringify(r.access)}`));
+  // Every router layer is one declaration (HEAD comes with GET).
+  const layers = [...ROUTE_GROUPS.public, ...ROUTE_GROUPS.authenticated].flatMap((group) => mount(h.running.services, group).stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD')));
+  assert.is(layers.length, mounted.length);
 });
 
 t('list parameters are the allowlist, typed (cf and eb as deepObject)', () => {
