@@ -118,7 +118,7 @@ function record(g: Group, c: Collected, i: number, comparable: boolean): void {
   const industry = industryOf(c.strings.list[c.business[slot]]);
   if (industry) g.industries.add(industry);
   const active = c.active[slot];
-  const band = bandOf(EMPLOYEE_BANDS, Number.isNaN(active) ? null : active);
+  const band = bandOf(EMPLOYEE_BANDS, active < 0 ? null : active);
   if (band) g.bands.add(band);
 }
 

@@ -69,7 +69,7 @@ function fundingOf(c: Collected, slots: readonly number[]): { status: string | n
 /** The largest of the slots by line 5 participants (else by active participants), welfare plans first on a tie; -1 when none has a count. */
 function largestPlan(c: Collected, slots: readonly number[]): number {
   let best = -1;
-  const size = (s: number) => (Number.isNaN(c.participants[s]) ? (Number.isNaN(c.active[s]) ? -1 : c.active[s]) : c.participants[s]);
+  const size = (s: number) => (c.participants[s] >= 0 ? c.participants[s] : c.active[s]);
   for (const s of slots) {
     if (size(s) < 0) continue;
     if (best < 0 || size(s) > size(best) || (size(s) === size(best) && c.flags[s] & FLAG.welfare && !(c.flags[best] & FLAG.welfare))) best = s;
@@ -108,17 +108,17 @@ export function yearFacts(c: Collected, slots: readonly number[], brokers: Spons
     if (c.renewal[s] >= 0 && (renewal < 0 || c.renewalRank[s] > c.renewalRank[renewal])) renewal = s;
   }
   const benefits = new Set([...BENEFITS.filter((_, i) => codeBits & (1 << i)), ...BENEFITS.filter((_, i) => contractBits & (1 << i))]);
-  const actives = slots.map((s) => c.active[s]).filter((n) => !Number.isNaN(n));
+  const actives = slots.map((s) => c.active[s]).filter((n) => n >= 0);
   const premiums = sum(slots.map((s) => c.premium[s]));
   const welfare = slots.filter((s) => c.flags[s] & (FLAG.welfare | FLAG.welfareContract));
   const welfareLargest = largestPlan(c, welfare);
   const covered = Math.max(-1, ...welfare.map((s) => c.maxPersons[s]));
-  const base = welfareLargest >= 0 && !Number.isNaN(c.participants[welfareLargest]) && c.participants[welfareLargest] > 0 ? c.participants[welfareLargest] : covered;
+  const base = welfareLargest >= 0 && c.participants[welfareLargest] > 0 ? c.participants[welfareLargest] : covered;
   const funding = fundingOf(c, slots);
   const medical = renewal >= 0 ? (c.medicalNaic[renewal] >= 0 ? `naic:${c.strings.list[c.medicalNaic[renewal]]}` : c.medicalCarrier[renewal] >= 0 ? `name:${normalizeName(c.strings.list[c.medicalCarrier[renewal]])}` : null) : null;
   return {
     largestSlot: largest,
-    participants: largest < 0 || Number.isNaN(c.participants[largest]) ? null : c.participants[largest],
+    participants: largest < 0 || c.participants[largest] < 0 ? null : c.participants[largest],
     employees: actives.length ? Math.max(...actives) : null,
     premiums,
     commissions: sum(slots.map((s) => c.commissions[s])),

@@ -37,7 +37,7 @@ export interface Built {
 function growthOf(c: Collected, slot: number, before: number): number | null {
   if (slot < 0 || before < 0) return null;
   const [now, then] = [c.participants[slot], c.participants[before]];
-  return Number.isNaN(now) || Number.isNaN(then) || then <= 0 ? null : ((now - then) / then) * 100;
+  return now < 0 || then <= 0 ? null : ((now - then) / then) * 100;
 }
 
 /** Multiemployer and multiple-employer plans (unions' funds, PEOs, MEWAs) are not one employer's: they stay out of peer figures. */

@@ -100,6 +100,9 @@ const planYear = (begin: string, fileYear: number) => {
   return y >= 1975 && y <= fileYear + 1 ? y : fileYear;
 };
 
+/** A head count as its column keeps it: -1 for unknown, and for counts past 2^31 - 1 (filing errors: no plan covers two billion people). */
+const headcount = (n: number | null): number => (n === null || n > 0x7fffffff ? -1 : n);
+
 /** A count or amount that cannot be negative: negative values are filing errors, read as unknown. */
 const count = (s: string): number | null => {
   const n = amount(s);
@@ -352,15 +355,15 @@ export class Collected {
   codeBenefits = new Uint16Array(1024);
   contractBenefits = new Uint16Array(1024);
   business = new Int32Array(1024);
-  /** Line 5 participants at the beginning of the year, and active participants (NaN: unknown). */
-  participants = new Float64Array(1024);
-  active = new Float64Array(1024);
+  /** Line 5 participants at the beginning of the year, and active participants (-1: unknown). */
+  participants = new Int32Array(1024);
+  active = new Int32Array(1024);
   netAssets = new Float64Array(1024);
   /** Premiums and broker commissions and fees of the filing's welfare contracts. */
   premium = new Float64Array(1024);
   commissions = new Float64Array(1024);
   /** Persons covered by the filing's biggest welfare contract (-1: none). */
-  maxPersons = new Float64Array(1024);
+  maxPersons = new Int32Array(1024);
   /**
    * The renewal contract: the medical contract with the largest premium, else the welfare
    * contract with the largest premium. Its policy start (string id, -1: none), its rank
@@ -518,8 +521,8 @@ export class Collected {
     this.codeBenefits[slot] = codes;
     this.contractBenefits[slot] = 0;
     this.business[slot] = this.strings.id(f.businessCode);
-    this.participants[slot] = f.participants ?? NaN;
-    this.active[slot] = f.active ?? NaN;
+    this.participants[slot] = headcount(f.participants);
+    this.active[slot] = headcount(f.active);
     this.netAssets[slot] = f.netAssets ?? NaN;
     this.premium[slot] = 0;
     this.commissions[slot] = 0;
@@ -674,7 +677,7 @@ export class Collected {
     const persons = count(f.personsCovered) ?? 0;
     this.premium[slot] += premium;
     this.commissions[slot] += (amount(f.commissions) ?? 0) + (amount(f.fees) ?? 0);
-    if (persons > this.maxPersons[slot]) this.maxPersons[slot] = persons;
+    if (headcount(persons) > this.maxPersons[slot]) this.maxPersons[slot] = headcount(persons);
     this.contractBenefits[slot] |= bits;
     // Medical first, then the larger premium, then more persons covered.
     const medical = (bits & MEDICAL_BIT) !== 0 && !(bits & STOP_LOSS_BIT);
@@ -900,8 +903,8 @@ export class Collected {
       slot, ack: t[0], dataset: flags & FLAG.short ? 'F_5500_SF' : 'F_5500', year: this.year[slot], fileYear: this.fileYear[slot], file: this.strings.list[this.file[slot]],
       ein: String(this.ein[slot]).padStart(9, '0'), planNum: t[11], planName: t[2], sponsorName: t[1], dbaName: t[12] ?? '', street: t[13] ?? '',
       entityCode: flags & FLAG.multiemployer ? '1' : flags & FLAG.multipleEmployer ? '3' : '2', city: t[3], state: t[4], zip: t[5], phone: t[6],
-      businessCode: this.strings.list[this.business[slot]], participants: Number.isNaN(this.participants[slot]) ? null : this.participants[slot],
-      active: Number.isNaN(active) ? null : active, final: (flags & FLAG.final) !== 0,
+      businessCode: this.strings.list[this.business[slot]], participants: this.participants[slot] < 0 ? null : this.participants[slot],
+      active: active < 0 ? null : active, final: (flags & FLAG.final) !== 0,
       welfare: (flags & FLAG.welfare) !== 0, k401: (flags & FLAG.k401) !== 0,
       funding: { insurance: (flags & FLAG.insurance) !== 0, trust: (flags & FLAG.trust) !== 0, generalAssets: (flags & FLAG.generalAssets) !== 0 },
       netAssets: Number.isNaN(net) ? null : net, received: dayStr(this.received[slot]), initial: (flags & FLAG.initial) !== 0,
