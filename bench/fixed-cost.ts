@@ -104,14 +104,14 @@ async function main(): Promise<void> {
   const listPath = '/v1/companies?states=CA&page_size=1';
   const probe = await spawnServer(config.namespace, { env: SERVE_ENV });
   const ex = (await (await fetch(`${probe.url}${listPath}&explain=true`, { headers })).json()) as { meta: { explain: { index: string; body: unknown } } };
-  const personnelEx = (await (await fetch(`${probe.url}/v1/personnel?page_size=1&explain=true`, { headers })).json()) as typeof ex;
+  const personnelEx = (await (await fetch(`${probe.url}/v1/personnel?lead_type=company&page_size=1&explain=true`, { headers })).json()) as typeof ex;
   await probe.close();
   const def = entity('companies');
   const prefixes = docs.map((d) => d.name.slice(0, 4));
   const paths: Path[] = [
     { label: '1-row paid read', paths: [listPath], floorBody: ex.meta.explain.body, index: ex.meta.explain.index },
     // Personnel rows carry crm_status and tags: the caller's CRM context is read before the search.
-    { label: '1-row paid read (personnel)', paths: ['/v1/personnel?page_size=1'], floorBody: personnelEx.meta.explain.body, index: personnelEx.meta.explain.index },
+    { label: '1-row paid read (personnel)', paths: ['/v1/personnel?lead_type=company&page_size=1'], floorBody: personnelEx.meta.explain.body, index: personnelEx.meta.explain.index },
     { label: 'autocomplete', paths: prefixes.map((p) => `/v1/companies/autocomplete?query=${encodeURIComponent(p)}&limit=10`), floorBody: buildAutocomplete(parseAutocomplete(def, { query: prefixes[0], limit: '10' })), index: companies },
     { label: 'detail', paths: docs.map((d) => `/v1/companies/${encodeURIComponent(d.id)}`), floorBody: { query: { ids: { values: [docs[0].id] } }, size: 1 }, index: companies },
   ].filter((p) => !args.only || p.label.includes(args.only));
