@@ -15,8 +15,11 @@ export interface SpawnedServer {
   close: () => Promise<void>;
 }
 
-/** `bintel serve` in a child process on a free port; `profileDir` makes it write a V8 CPU profile there on exit. */
-export async function spawnServer(namespace: string, opts: { profileDir?: string; env?: Record<string, string> } = {}): Promise<SpawnedServer> {
+/**
+ * `bintel serve` in a child process on a free port; `profileDir` makes it write a V8 CPU profile
+ * there on exit; `root` runs another checkout's server (an A/B in one run).
+ */
+export async function spawnServer(namespace: string, opts: { profileDir?: string; env?: Record<string, string>; root?: string } = {}): Promise<SpawnedServer> {
   const port = await new Promise<number>((resolve) => {
     const srv = createServer().listen(0, '127.0.0.1', () => {
       const p = (srv.address() as AddressInfo).port;
@@ -24,7 +27,7 @@ export async function spawnServer(namespace: string, opts: { profileDir?: string
     });
   });
   const prof = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
-  const child = spawn(process.execPath, [...prof, join(ROOT, 'bin/bintel.js'), 'serve', '--port', String(port)], {
+  const child = spawn(process.execPath, [...prof, join(opts.root ?? ROOT, 'bin/bintel.js'), 'serve', '--port', String(port)], {
     env: { ...process.env, BINTEL_NAMESPACE: namespace, LOG_LEVEL: 'silent', BINTEL_RATE_LIMIT_PER_MIN: '100000000', BINTEL_CRAWL_THRESHOLD: '100000000', BINTEL_DAILY_ROW_CAP: '2000000000', ...opts.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -8,6 +8,7 @@
 import type { Context } from 'koa';
 import { forbidden } from './errors.ts';
 import type { KeyRecord } from './services/keys.ts';
+import type { CrmContext } from './services/crm.ts';
 import { LIVE_ONLY_SCOPES } from './scopes.ts';
 
 export interface AuthState {
@@ -17,6 +18,12 @@ export interface AuthState {
   sandbox: boolean;
   /** A HEAD request: it runs the GET (same status and headers) but delivers no rows, so it charges nothing. */
   headOnly: boolean;
+  /**
+   * The key's organization's CRM context, read in the authentication's Redis round trip for a
+   * route that reads rows (read/decorate.ts `callerContext` uses it instead of a round trip of its
+   * own); absent otherwise.
+   */
+  crm?: Promise<CrmContext | null>;
 }
 
 /**

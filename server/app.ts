@@ -32,6 +32,8 @@ import type Router from '@koa/router';
 import { ApiError } from './errors.ts';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Paths whose owning router is remembered (see createApp). */
+const OWNERS_MAX = 10_000;
 
 /** A router of routes the declarations do not cover (benchmarks add their own). */
 export type RouteFactory = (services: Services) => Router;
@@ -41,6 +43,9 @@ export type RouteFactory = (services: Services) => Router;
  * (server/routes/route.ts). Mount order decides path ownership (see below): the specific routes
  * of a resource before its detail route.
  */
+const LOOKUPS = lookupRoutes();
+const CSV_EXPORTS = ENTITIES.map(exportRoute);
+const READS = ENTITIES.flatMap((def) => [listRoute(def), detailRoute(def)]);
 const AUTHENTICATED: readonly (readonly Route[])[] = [
   accountRoutes(),
   apiKeyRoutes(),
@@ -51,12 +56,14 @@ const AUTHENTICATED: readonly (readonly Route[])[] = [
   usageRoutes(),
   lookalikeRoutes(),
   feedbackRoutes(),
-  lookupRoutes(),
+  LOOKUPS,
   ENTITIES.map(autocompleteRoute),
-  ENTITIES.map(exportRoute),
+  CSV_EXPORTS,
   exportJobRoutes(),
-  ENTITIES.flatMap((def) => [listRoute(def), detailRoute(def)]),
+  READS,
 ];
+/** The groups whose GET routes read rows with the caller's CRM context (read in the authentication's round trip). */
+const ROW_READERS: ReadonlySet<readonly Route[]> = new Set([LOOKUPS, CSV_EXPORTS, READS]);
 /** Route groups open to every caller, no key: health, the OpenAPI document and the docs page. */
 const PUBLIC: readonly (readonly Route[])[] = [healthRoutes(), docsRoutes()];
 
@@ -96,16 +103,31 @@ export function createApp(services: Services, opts: AppOptions = {}): Koa {
   app.use(cors(services.config.corsOrigins));
   for (const group of PUBLIC) app.use(mount(services, group).routes());
   const routers = [...AUTHENTICATED.map((group) => mount(services, group)), ...extra.map((factory) => factory(services))];
-  const access: Middleware = opts.access ?? authenticate(services);
+  const rowReaders = new Set(AUTHENTICATED.flatMap((group, i) => (ROW_READERS.has(group) ? [i] : [])));
+  const access: Middleware = opts.access ?? authenticate(services, (ctx) => (ctx.method === 'GET' || ctx.method === 'HEAD') && rowReaders.has(ctx.state.routeOwner as number));
+  // The owner of a path (ownership is by path, whatever the method) is found once per distinct
+  // path and remembered, up to OWNERS_MAX paths (then forgotten and found again): up to 14
+  // routers' patterns were matched on every request.
+  const owners = new Map<string, number>();
+  const ownerOf = (path: string): number => {
+    let owner = owners.get(path);
+    if (owner === undefined) {
+      owner = routers.findIndex((r) => r.match(path, 'GET').path.length > 0);
+      if (owners.size >= OWNERS_MAX) owners.clear();
+      owners.set(path, owner);
+    }
+    return owner;
+  };
   app.use(async (ctx, next) => {
     // Each router owns the paths it declares: the first router declaring the path answers it,
     // whatever the method (GET /v1/companies/batch is the batch route's 405, not a read of the
     // record "batch"), so no router keeps a list of other routers' paths. Matched once here.
-    const owner = routers.findIndex((r) => r.match(ctx.path, ctx.method).path.length > 0);
+    const owner = ownerOf(ctx.path);
     ctx.state.routeOwner = owner;
     // A path no route knows is a 404 whoever asks; known paths need a key.
     if (owner < 0) return next();
-    await access(ctx, () => readBody(ctx, next));
+    // A GET, HEAD or OPTIONS has no body to read (koa-body parses only BODY_METHODS).
+    await access(ctx, BODY_METHODS.has(ctx.method) ? () => readBody(ctx, next) : next);
   });
   routers.forEach((router, i) => {
     const routes = router.routes() as unknown as Middleware;

@@ -63,6 +63,24 @@ export function routeLabel(matched: unknown): string {
 }
 
 /**
+ * The series of each label set, looked up once: prom-client hashes a label object on every
+ * `inc`/`observe`, a cost paid per request (and per Redis command) otherwise. The label values are
+ * bounded sets (methods, route templates, statuses, command and operation names).
+ */
+const httpSeriesByKey = new Map<string, { requests: ReturnType<typeof httpRequests.labels>; duration: ReturnType<typeof httpDuration.labels> }>();
+function httpSeries(method: string, route: string, status: number) {
+  const key = `${method} ${status} ${route}`;
+  let s = httpSeriesByKey.get(key);
+  if (!s) {
+    const labels = { method, route, status: String(status) };
+    httpSeriesByKey.set(key, (s = { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) }));
+  }
+  return s;
+}
+const redisSeries = new Map<string, ReturnType<typeof redisDuration.labels>>();
+const esSeries = new Map<string, ReturnType<typeof esDuration.labels>>();
+
+/**
  * The outermost middleware: counts and times every answer by its route template (the router's
  * matched path, `/v1/:resource/:id`; `unmatched` when no route knows the path) and status.
  */
@@ -72,10 +90,9 @@ export function httpMetrics() {
     try {
       await next();
     } finally {
-      const route = routeLabel(ctx._matchedRoute);
-      const labels = { method: METHODS.has(ctx.method) ? ctx.method : 'other', route, status: String(ctx.status) };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, (performance.now() - started) / 1000);
+      const { requests, duration } = httpSeries(METHODS.has(ctx.method) ? ctx.method : 'other', routeLabel(ctx._matchedRoute), ctx.status);
+      requests.inc();
+      duration.observe((performance.now() - started) / 1000);
       const code = (ctx.body as { error?: { code?: unknown } } | null)?.error?.code;
       if (typeof code === 'string' && REFUSALS.has(code)) refusals.inc({ reason: code.toLowerCase() });
     }
@@ -91,13 +108,17 @@ const kindOf = (err: unknown): string => {
 
 /** The Elasticsearch adapters' observer (createEs / createEsSearch `observe`). */
 export function observeEs(operation: string, ms: number, err: unknown): void {
-  esDuration.observe({ operation }, ms / 1000);
+  let series = esSeries.get(operation);
+  if (!series) esSeries.set(operation, (series = esDuration.labels({ operation })));
+  series.observe(ms / 1000);
   if (err) esErrors.inc({ operation, kind: kindOf(err) });
 }
 
 /** The Redis adapter's observer (createRedis `observe`). */
 export function observeRedis(command: string, ms: number, err: Error | null): void {
-  redisDuration.observe({ command }, ms / 1000);
+  let series = redisSeries.get(command);
+  if (!series) redisSeries.set(command, (series = redisDuration.labels({ command })));
+  series.observe(ms / 1000);
   if (err) redisErrors.inc({ command, kind: kindOf(err) });
 }
 

@@ -41,7 +41,7 @@ export async function callerContext(services: Services, auth: AuthState, opts: {
   const marks = rows !== null && rows.crmStatus && carries(def, 'crm_status');
   const [taggedIds, crm] = await Promise.all([
     tags.length ? services.tags.entityIdsWithAllTags(scopeOf(auth.key), def.name, tags.map((t) => normalizeTag(t, 'tags'))) : null,
-    filtersByCrm || marks ? services.crm.context(auth.key.org) : null,
+    filtersByCrm || marks ? (auth.crm ?? services.crm.context(auth.key.org)) : null,
   ]);
   if (filtersByCrm && !crm) throw noCrmContext();
   return { taggedIds, crm, crmMarks: marks };

@@ -30,6 +30,7 @@ import { authorizeList, tierNeeded } from './authorize.ts';
 import { chargeMilli } from './charge.ts';
 import { crawlStep } from './list.ts';
 import { exportCsv, exportParams, parseExportRequest, planExport } from './export.ts';
+import type { ListRequest } from './list-request.ts';
 import { repeatableParams } from './filters.ts';
 import { queryOfObject, type RawQuery } from './request.ts';
 import { canReadJob, EXPORT_ID_PREFIX, exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from './async-export.ts';
@@ -55,6 +56,8 @@ export interface ExportBody {
   q: RawQuery;
   maxRows: number;
   gzip: boolean;
+  /** The list question of `q` (parsed once, in `parse`), its page size `maxRows`. */
+  req: ListRequest;
 }
 
 /** The rows an organization pays for, as a settlement recorded them. */
@@ -103,17 +106,17 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
     const q = queryOfObject(params, { allowed, repeatable: repeatableParams(def) }, problems);
     if (problems.length) throw invalid(problems);
     // The list parameters' own rules, before anything is counted.
-    parseExportRequest(def, q);
-    return { def, q, maxRows: maxRows as number, gzip: gzip === true };
+    const req = { ...parseExportRequest(def, q).list, pageSize: maxRows as number };
+    return { def, q, maxRows: maxRows as number, gzip: gzip === true, req };
   },
 
   async plan(services, auth, body, id) {
-    const { def, q, maxRows, gzip } = body;
-    const req = { ...parseExportRequest(def, q).list, pageSize: maxRows };
+    const { def, q, maxRows, gzip, req } = body;
     // The rows of a list question from its first row, as a CSV export's first page: the same crawl
-    // step (a walk of that question's pages past the threshold refuses the export too, 429).
-    await services.crawl.check(crawlStep(services, auth, req, 0));
-    const { grant, index, body: search, count, rows } = await planExport(services, auth, req);
+    // step (a walk of that question's pages past the threshold refuses the export too, 429). The
+    // count that prices it is asked meanwhile (it changes nothing; a refused step wastes only it).
+    // Counted up to max_rows only: the reservation needs no more (meta says when the count stopped there).
+    const [, { grant, index, body: search, count, exact, rows }] = await Promise.all([services.crawl.check(crawlStep(services, auth, req, 0)), planExport(services, auth, req, { bounded: true })]);
     // An empty file is no export: refused, where pricing it at 0 would let a tenant queue work for free.
     if (!rows) throw invalid({ field: 'filters', issue: 'no_matching_rows', expected: 'filters that match at least one row (the list with count_only=true gives the count)' }, 'No row matches these filters: an export of nothing is refused (nothing reserved)');
     const milli = chargeMilli({ def, tier: grant.projection.tier, rows, signals: req.signals });
@@ -147,7 +150,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
       record,
       payload,
       indexes: [services.rk.exportJobs(auth.key.org)],
-      meta: { total_count: count },
+      meta: exact ? { total_count: count } : { total_count_at_least: count },
     };
   },
 

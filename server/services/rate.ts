@@ -64,6 +64,11 @@ export class RateWindows {
     return who ? this.count(who, now) : null;
   }
 
+  /** The organization of a credential seen before (it never changes), or null. */
+  orgOf(credential: string): string | null {
+    return this.known.get(credential)?.org ?? null;
+  }
+
   /** Counts a request of `key`'s person and remembers whose `credential` is. */
   countFor(credential: string, key: Pick<KeyRecord, 'id' | 'org' | 'user' | 'parent_id'>, now = Date.now()): Promise<Counted> {
     const who = { org: key.org, person: personOf(key) };
