@@ -3190,7 +3190,7 @@ export interface Operations {
     | Failure<500, Error500>
     | Failure<503, Error503>
   >;
-  /** Start an async export (reserves credits for the rows it will hold) */
+  /** Start an async export (reserves credits for the exact count) */
   postExports: OperationTypes<
     {
       body: PostExportsBody;

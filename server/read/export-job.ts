@@ -115,8 +115,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
     // The rows of a list question from its first row, as a CSV export's first page: the same crawl
     // step (a walk of that question's pages past the threshold refuses the export too, 429). The
     // count that prices it is asked meanwhile (it changes nothing; a refused step wastes only it).
-    // Counted up to max_rows only: the reservation needs no more (meta says when the count stopped there).
-    const [, { grant, index, body: search, count, exact, rows }] = await Promise.all([services.crawl.check(crawlStep(services, auth, req, 0)), planExport(services, auth, req, { bounded: true })]);
+    const [, { grant, index, body: search, count, rows }] = await Promise.all([services.crawl.check(crawlStep(services, auth, req, 0)), planExport(services, auth, req)]);
     // An empty file is no export: refused, where pricing it at 0 would let a tenant queue work for free.
     if (!rows) throw invalid({ field: 'filters', issue: 'no_matching_rows', expected: 'filters that match at least one row (the list with count_only=true gives the count)' }, 'No row matches these filters: an export of nothing is refused (nothing reserved)');
     const milli = chargeMilli({ def, tier: grant.projection.tier, rows, signals: req.signals });
@@ -150,7 +149,7 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
       record,
       payload,
       indexes: [services.rk.exportJobs(auth.key.org)],
-      meta: exact ? { total_count: count } : { total_count_at_least: count },
+      meta: { total_count: count },
     };
   },
 

@@ -115,30 +115,21 @@ export interface ExportPlan {
   grant: Grant;
   index: string;
   body: SearchBody;
-  /** Rows matching the query (with `bounded`, at least this many when not `exact`). */
+  /** Rows matching the query. */
   count: number;
-  /** `count` is the exact number of matching rows (always, unless the count was bounded and reached its bound). */
-  exact: boolean;
   /** Rows the file will hold: min(asked, count). */
   rows: number;
 }
 
-/**
- * Authorize → caller context → build → count, for the synchronous and the async export alike; the
- * file holds the rows of its page. `bounded`: the count stops once the page's last row is matched
- * (Elasticsearch's terminate_after, per shard: a sum of per-shard counts each stopped at the bound
- * is at least the bound exactly when the whole count is), which prices the rows exactly without
- * counting every match of a broad filter.
- */
-export async function planExport(services: Services, auth: AuthState, req: ListRequest, opts: { bounded?: boolean } = {}): Promise<ExportPlan> {
+/** Authorize → caller context → build → exact count, for the synchronous and the async export alike; the file holds the rows of its page. */
+export async function planExport(services: Services, auth: AuthState, req: ListRequest): Promise<ExportPlan> {
   const { def } = req;
   const grant = authorizeList(auth.key, req);
   const caller = await callerContext(services, auth, { def, rows: grant.projection, tags: req.tags, crmStatus: req.crmStatus });
   const body = buildListQuery(req, caller);
   const index = indexFor(auth, def);
-  const bound = exportOffset(req) + req.pageSize;
-  const { count } = await services.es.count({ index, query: body.query, ...(opts.bounded ? { terminate_after: bound } : {}) });
-  return { grant, index, body, count, exact: !opts.bounded || count < bound, rows: Math.max(0, Math.min(req.pageSize, count - exportOffset(req))) };
+  const { count } = await services.es.count({ index, query: body.query });
+  return { grant, index, body, count, rows: Math.max(0, Math.min(req.pageSize, count - exportOffset(req))) };
 }
 
 /** What the walk of one export needs. */
