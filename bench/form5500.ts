@@ -208,6 +208,13 @@ async function main(): Promise<void> {
       ['import (read and collect, broker lines resolved)', imp.start, buildStart], ['build (resolve)', buildStart, loadStart], ['load into Elasticsearch', loadStart, imp.end],
     ];
     process.stdout.write(`\n| phase | time (s) | peak RSS (MB) |\n|---|---|---|\n| generate (variety ${args.variety}, child process) | ${args.from ? 'generated before' : genSecs.toFixed(1)} | ${args.from ? '' : fmt(genRss)} |\n`);
+    // Within the load: each resource's own loading, one after another (parents first), then the switch and the lookalike graphs.
+    let at = loadStart;
+    for (const l of loads) {
+      phases.push([`  load ${l.entity}`, at, at + l.secs * 1000]);
+      at += l.secs * 1000;
+    }
+    phases.push(['  switch and lookalike graphs', at, imp.end]);
     for (const [name, a, b] of phases) process.stdout.write(`| ${name} | ${((b - a) / 1000).toFixed(1)} | ${fmt(peakIn(imp, a, b))} |\n`);
     process.stdout.write(`| import in all | ${impSecs.toFixed(1)} (${(impSecs / 60).toFixed(1)} min) | ${fmt(importPeak)} |\n`);
     process.stdout.write(`| baseline: plain CSV ingest of ${fmt(companies)} companies (same run) | ${plainSecs.toFixed(1)} | ${fmt(Math.max(...plain.samples.map((x) => x.hwm)))} |\n`);
