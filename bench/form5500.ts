@@ -32,7 +32,7 @@ import { ENTITY_NAMES } from '../mappings/index.ts';
 import { generate } from '../ingest/generate/index.ts';
 import { FORM5500_VARIETIES, type Form5500Variety } from '../ingest/form5500/generate/index.ts';
 import { ensureEs } from '../local/es-local.ts';
-import { MMAP_THRESHOLD, MMAP_THRESHOLD_VAR } from '../bin/malloc.js';
+import { tunedProcess } from '../bin/malloc.js';
 import { cpuOf, cpuSeconds, esPids } from './proc.ts';
 
 const { values: args } = parseArgs({ options: { year: { type: 'string', default: '2023' }, scale: { type: 'string', default: '0.05' }, seed: { type: 'string', default: '42' }, variety: { type: 'string', default: 'real' }, from: { type: 'string' }, baseline: { type: 'string', default: '100000' } } });
@@ -68,18 +68,17 @@ interface Run {
 }
 
 /**
- * Runs `bintel ARGS` as users run it (bin/bintel.js, its own process), with the malloc setting the
- * CLI gives the import (set here, so the measured process is the one doing the work on every Node),
+ * Runs `bintel ARGS` as users run it (bin/bintel.js, its own process), with the process settings the
+ * CLI gives the import (bin/malloc.js: set here, so the measured process is the one doing the work on every Node),
  * sampling its RSS and CPU from /proc every 50 ms; its log lines go on to stderr, timed.
  */
 function bintel(cliArgs: string[]): Promise<Run> {
   const pids = esPids();
   const es0 = cpuOf(pids);
   const start = Date.now();
-  const child = spawn(process.execPath, ['bin/bintel.js', ...cliArgs], {
-    env: { ...process.env, BINTEL_NAMESPACE: namespace, [MMAP_THRESHOLD_VAR]: MMAP_THRESHOLD },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // The import's process settings as the CLI gives them (bin/malloc.js), set here so that the measured process is the one doing the work on every Node.
+  const tuned = tunedProcess({ ...process.env, BINTEL_NAMESPACE: namespace });
+  const child = spawn(process.execPath, [...tuned.execArgv, 'bin/bintel.js', ...cliArgs], { env: tuned.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid as number;
   const samples: Sample[] = [];
   let cpu = 0;

@@ -27,7 +27,7 @@ if (wantsMallocTuning()) await rerunWithMallocTuning(undefined, { replace: proce
 const mode = process.argv[2];
 let signals = 0;
 process.on('SIGTERM', () => { signals++; setTimeout(() => { console.log('child SIGTERM x' + signals); process.exit(7); }, 200); });
-console.log('child threshold=' + process.env.MALLOC_MMAP_THRESHOLD_ + ' args=' + process.argv.slice(2).join(',') + ' pid=' + process.pid);
+console.log('child threshold=' + process.env.MALLOC_MMAP_THRESHOLD_ + ' flags=' + process.execArgv.join(' ') + ' args=' + process.argv.slice(2).join(',') + ' pid=' + process.pid);
 if (mode === 'exit') process.exit(5);
 if (mode === 'wait') setInterval(() => {}, 1000);
 `,
@@ -40,8 +40,7 @@ t.after(async () => {
 /** Runs the stand-in command with the test's environment, less the two variables, plus `env`; `term` sends it SIGTERM once the child has started. */
 function run(args: string[], env: Record<string, string> = {}, term = false): Promise<{ code: number | null; out: string; pid: number }> {
   const e: Record<string, string | undefined> = { ...process.env, ...env };
-  if (!('MALLOC_MMAP_THRESHOLD_' in env)) delete e.MALLOC_MMAP_THRESHOLD_;
-  if (!('BINTEL_MALLOC_TUNING' in env)) delete e.BINTEL_MALLOC_TUNING;
+  for (const v of ['MALLOC_MMAP_THRESHOLD_', 'BINTEL_MALLOC_TUNING', 'BINTEL_PROCESS_TUNED']) if (!(v in env)) delete e[v];
   return new Promise((done) => {
     const child = spawn(process.execPath, [script, ...args], { env: e, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -66,7 +65,7 @@ const linux = process.platform === 'linux';
 for (const replace of ['1', '0']) {
   t(`the command runs again with the threshold and the same arguments; its exit code is the command's (REPLACE=${replace})`, async () => {
     const r = await run(['exit', 'x y'], { REPLACE: replace });
-    assert.is(r.out.trim(), `child threshold=${linux ? '1048576' : 'undefined'} args=exit,x y`);
+    assert.is(r.out.trim(), linux ? 'child threshold=1048576 flags=--max-semi-space-size=4 args=exit,x y' : 'child threshold=undefined flags= args=exit,x y');
     assert.is(r.code, 5);
     // Replaced in place where Node can (same pid), else a child process (another pid).
     if (linux) assert.is(r.pid === pids[pids.length - 1], replace === '1' && replaces);
@@ -75,18 +74,20 @@ for (const replace of ['1', '0']) {
   t(`SIGTERM sent to the command reaches the command's work once; it ends with that code (REPLACE=${replace})`, async () => {
     if (!linux) return;
     const r = await run(['wait'], { REPLACE: replace }, true);
-    assert.match(r.out, /child threshold=1048576 args=wait/);
+    assert.match(r.out, /child threshold=1048576 flags=--max-semi-space-size=4 args=wait/);
     assert.match(r.out, /child SIGTERM x1\n/);
     assert.is(r.code, 7);
   });
 }
 
-t('a threshold already set, or BINTEL_MALLOC_TUNING=0, runs the command in place', async () => {
+t('a threshold already set is kept; BINTEL_MALLOC_TUNING=0 or a tuned process runs the command in place', async () => {
   const set = await run(['exit'], { MALLOC_MMAP_THRESHOLD_: '65536' });
-  assert.is(set.out.trim(), 'child threshold=65536 args=exit');
+  assert.is(set.out.trim(), `child threshold=65536 flags=${linux ? '--max-semi-space-size=4' : ''} args=exit`);
   assert.is(set.code, 5);
   const off = await run(['exit'], { BINTEL_MALLOC_TUNING: '0' });
-  assert.is(off.out.trim(), 'child threshold=undefined args=exit');
+  assert.is(off.out.trim(), 'child threshold=undefined flags= args=exit');
+  const tuned = await run(['exit'], { BINTEL_PROCESS_TUNED: '1' });
+  assert.is(tuned.out.trim(), 'child threshold=undefined flags= args=exit');
 });
 
 t.run();
