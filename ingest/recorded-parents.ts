@@ -44,6 +44,8 @@ class ForwardFile {
   private restPos = 0;
   private eof = false;
   private readonly window = new Map<string, string>();
+  /** One read buffer for the whole file (its text is copied out): a new 1 MB buffer per read lived outside the heap until a full collection. */
+  private readonly chunk = Buffer.allocUnsafe(CHUNK);
   constructor(readonly path: string) {
     this.fd = openSync(path, 'w+');
   }
@@ -61,7 +63,7 @@ class ForwardFile {
       const nl = this.rest.indexOf('\n', this.restPos);
       if (nl < 0) {
         if (this.eof) return undefined;
-        const buf = Buffer.allocUnsafe(CHUNK);
+        const buf = this.chunk;
         const n = readSync(this.fd, buf, 0, CHUNK, this.readPos);
         if (n === 0) this.eof = true;
         this.readPos += n;
