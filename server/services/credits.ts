@@ -220,7 +220,8 @@ export class CreditService {
     const [code, value, hit] = await (crawl ? CRAWL_DEBIT : DEBIT).run(this.redis, keys, args);
     if (code === 3) return { outcome: 'crawl', run: Number(value) };
     if (code === 1 && hit !== 1) countDebit(req.milli);
-    return { outcome: debitOutcome(code), balance: Number(value), cacheHit: hit === 1 };
+    // A refusal's third value is the count that refused, not a cache hit.
+    return { outcome: debitOutcome(code), balance: Number(value), cacheHit: code === 1 && hit === 1 };
   }
 
   async usage(org: string, keyId: string): Promise<Usage> {
