@@ -167,7 +167,7 @@ export async function reservationsUntil(services: Services, org: string, at: num
 /** Whether the ledger of `org` still holds the reservation of job `id` (not settled). */
 export const hasReservation = async (services: Services, org: string, id: string): Promise<boolean> => (await services.redis.hexists(services.rk.ledger(org), id)) === 1;
 
-/** The job an Idempotency-Key claim names (claim.ts writes `<id>|<fingerprint>`), or null when unclaimed. */
+/** The job an Idempotency-Key claim names (services/claim.ts writes `<id>|<fingerprint>`), or null when unclaimed. */
 export async function readClaim(services: Services, claimKey: string): Promise<{ id: string; fingerprint: string } | null> {
   const v = await services.redis.get(claimKey);
   return v ? { id: v.slice(0, v.indexOf('|')), fingerprint: v.slice(v.indexOf('|') + 1) } : null;
