@@ -8,7 +8,7 @@
  *   settle / release (settle.ts): exactly once, by the reservation's settlement flag;
  *   sweep (sweeper.ts): reservations with no live job, released once.
  *
- * Async exports (server/read/async-export.ts) and writing jobs (server/writing/jobs.ts) are the
+ * Async exports (server/read/async-export.ts) and writing jobs (server/jobs/kinds/writing.ts) are the
  * two kinds.
  */
 import type { Config } from '../../core/config.ts';

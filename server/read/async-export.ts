@@ -1,7 +1,7 @@
 /**
  * Async exports (an extension beyond the spec): the job record, its public view and who may read
  * it. The job kind (body, price, run, settlement), the organization's list and the cleanup of
- * expired files are server/read/export-job.ts, on the job layer (server/jobs/). The record lives in
+ * expired files are server/jobs/kinds/export.ts, on the job layer (server/jobs/). The record lives in
  * Redis (any server process of the namespace answers status and download); files live in
  * config.exportDir (a shared directory in production).
  */

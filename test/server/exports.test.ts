@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseString } from 'fast-csv';
 import { entity } from '../../mappings/index.ts';
 import { rowPrice } from '../../server/pricing.ts';
-import { cleanupExports, loadJob, saveJob } from '../../server/read/export-job.ts';
+import { cleanupExports, loadJob, saveJob } from '../../server/jobs/kinds/export.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { pollUntil } from '../helpers/env.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';

@@ -4,7 +4,7 @@
  * (the synchronous export's walk into a file, `<file>.<run>.part` renamed when complete) and its
  * settlement (rows written kept, the rest given back).
  */
-import { utcDay } from '../../core/clock.ts';
+import { utcDay } from '../../../core/clock.ts';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -12,27 +12,27 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import type { Services } from '../context.ts';
-import type { AuthState } from '../access.ts';
-import { assertScope } from '../access.ts';
-import { CONFIG_DEFAULTS } from '../../core/config.ts';
-import { ENTITIES, findEntity } from '../../mappings/index.ts';
-import type { EntityDef } from '../../mappings/types.ts';
-import { invalid, type ErrorDetail } from '../errors.ts';
-import { toCredits } from '../pricing.ts';
-import type { JobStatus, PaidJobKind } from '../jobs/kind.ts';
-import type { KeyRecord } from '../services/keys.ts';
-import { isFinished } from '../jobs/kind.ts';
-import { advance, advanceLatest, listIndexed, loadRecord, overwriteRecord, StaleJobError } from '../jobs/store.ts';
-import { settle } from '../jobs/settle.ts';
-import { personOf } from '../services/person.ts';
-import { authorizeList, tierNeeded } from './authorize.ts';
-import { chargeMilli } from './charge.ts';
-import { crawlStep } from './list.ts';
-import { exportCsv, exportParams, parseExportRequest, planExport } from './export.ts';
-import { repeatableParams } from './filters.ts';
-import { queryOfObject, type RawQuery } from './request.ts';
-import { canReadJob, EXPORT_ID_PREFIX, exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from './async-export.ts';
+import type { Services } from '../../context.ts';
+import type { AuthState } from '../../access.ts';
+import { assertScope } from '../../access.ts';
+import { CONFIG_DEFAULTS } from '../../../core/config.ts';
+import { ENTITIES, findEntity } from '../../../mappings/index.ts';
+import type { EntityDef } from '../../../mappings/types.ts';
+import { invalid, type ErrorDetail } from '../../errors.ts';
+import { toCredits } from '../../pricing.ts';
+import type { JobStatus, PaidJobKind } from '../kind.ts';
+import type { KeyRecord } from '../../services/keys.ts';
+import { isFinished } from '../kind.ts';
+import { advance, advanceLatest, listIndexed, loadRecord, overwriteRecord, StaleJobError } from '../store.ts';
+import { settle } from '../settle.ts';
+import { personOf } from '../../services/person.ts';
+import { authorizeList, tierNeeded } from '../../read/authorize.ts';
+import { chargeMilli } from '../../read/charge.ts';
+import { crawlStep } from '../../read/list.ts';
+import { exportCsv, exportParams, parseExportRequest, planExport } from '../../read/export.ts';
+import { repeatableParams } from '../../read/filters.ts';
+import { queryOfObject, type RawQuery } from '../../read/request.ts';
+import { canReadJob, EXPORT_ID_PREFIX, exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from '../../read/async-export.ts';
 
 /**
  * The POST /v1/exports body as the document shows it; `parse` below checks the same members (a
