@@ -105,8 +105,6 @@ export interface PaidJobKind<B, P, R extends JobRecord> extends JobKind<P> {
   score(r: R): number;
   /** The public view. */
   view(r: R): unknown;
-  /** A stored record with the defaults of members added since it was saved (none: as stored). */
-  revive?(stored: R): R;
   /** The record once its reservation was released without a run (sweeper, failed enqueue). */
   releasedRecord(r: R, reason: string): R;
   /** After every save (writing jobs publish the event for long polls). */

@@ -23,7 +23,7 @@ import { toCredits } from '../../pricing.ts';
 import type { JobStatus, PaidJobKind } from '../kind.ts';
 import type { KeyRecord } from '../../services/keys.ts';
 import { isFinished } from '../kind.ts';
-import { advance, advanceLatest, listIndexed, loadRecord, overwriteRecord, StaleJobError } from '../store.ts';
+import { advance, advanceLatest, listIndexed, loadRecord, StaleJobError } from '../store.ts';
 import { settle } from '../settle.ts';
 import { personOf } from '../../services/person.ts';
 import { authorizeList, tierNeeded } from '../../read/authorize.ts';
@@ -65,8 +65,8 @@ const creditsFor = (p: ExportPayload, rows: number): number => (p.rows ? toCredi
 /** Keeps `kept` rows of the reservation, gives back the rest, once; returns the rows paid for (this settlement's or an earlier one's). */
 async function settleRows(services: Services, p: ExportPayload, kept: number): Promise<number> {
   const back = p.rows - kept;
-  // The payload says what was reserved (also for jobs accepted before records carried their reservation).
-  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, person: p.person ?? p.key.id, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
+  // The payload says what was reserved.
+  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, person: p.person, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
   const { outcome } = await settle(services, exportJobKind, reservation, { backMilli: p.rows ? Math.round((back * p.charge.milli) / p.rows) : 0, backRows: back, outcome: String(kept) });
   return paidRows(outcome);
 }
@@ -84,8 +84,6 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
   statusIndex: () => null,
   score: (r) => Date.parse(r.created_at),
   view: jobView,
-  // Records saved before jobs carried their tier and side read as the strictest (advanced, live): only a live key advanced for the resource reads them.
-  revive: (r) => ({ ...r, tier: r.tier ?? 'advanced', sandbox: r.sandbox ?? false }),
   releasedRecord: (r, reason) => ({ ...r, status: 'failed', credits_charged: 0, completed_at: new Date().toISOString(), error: reason }),
 
   async parse(services, auth, raw) {
@@ -211,9 +209,6 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
     });
   },
 };
-
-/** Writes a record as is, with no compare (tests and operators set up states with it; jobs change records with `advance`). */
-export const saveJob = (services: Services, j: ExportJob): Promise<void> => overwriteRecord(services, exportJobKind, j.org, j);
 
 /** A stored export job (null when gone or expired). */
 export const loadJob = (services: Services, org: string, id: string): Promise<ExportJob | null> => loadRecord(services, exportJobKind, org, id);
