@@ -1,5 +1,5 @@
 /**
- * GET /v1/openapi.json (the document, built once at start from the definitions the server
+ * GET /v1/openapi.json (the document, built once, at its first request, from the definitions the server
  * validates with) and GET /v1/docs (Swagger UI from the installed swagger-ui-dist package, its
  * assets under /v1/docs/...). No key: mounted beside health. The page loads nothing from the
  * internet: no CDN, no fonts, no validator badge (validatorUrl null).
