@@ -40,8 +40,8 @@ export interface Reservation {
   kind: string;
   org: string;
   key_id: string;
-  /** Whose daily rows it took (server/services/person.ts); reservations made before carry none and took the key's. */
-  person?: string;
+  /** Whose daily rows it took (server/services/person.ts). */
+  person: string;
   milli: number;
   rows: number;
   /** The UTC day of the debit (a give-back returns budget spend and daily rows to it). */

@@ -91,11 +91,9 @@ type Outcome = 'charged' | 'released';
 
 /** Settles the job's reservation once; returns the outcome that holds (this call's, or an earlier one's). */
 async function settle(services: Services, r: WritingJobRecord, outcome: Outcome): Promise<Outcome> {
-  const { org, keyId, day, reservedMilli } = r.internal;
+  const { org, day, reservedMilli } = r.internal;
   const measure = outcome === 'charged' ? 'completed' : 'failed';
-  // What was reserved, from the record's own fields (also for jobs accepted before records carried their reservation).
-  const reservation = { id: r.id, kind: writingJobKind.name, org, key_id: keyId, milli: reservedMilli, rows: 0, day, at: 0 };
-  const res = await settleReservation(services, writingJobKind, reservation, {
+  const res = await settleReservation(services, writingJobKind, r.reservation, {
     backMilli: outcome === 'released' ? reservedMilli : 0,
     backRows: 0,
     outcome,
