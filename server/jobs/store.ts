@@ -49,19 +49,19 @@ export class StaleJobError extends Error {
 const orgOf = (r: JobRecord): string => r.reservation.org;
 
 /** A stored record (every record a live job can hold was saved with its version, tier and side). */
-const revive = <R extends JobRecord>(raw: string): R => JSON.parse(raw) as R;
+const parseRecord = <R extends JobRecord>(raw: string): R => JSON.parse(raw) as R;
 
 /** A stored record, or null when it is gone (expired). */
 export async function loadRecord<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, id: string): Promise<R | null> {
   const raw = await services.redis.get(kind.recordKey(services.rk, org, id));
-  return raw ? revive<R>(raw) : null;
+  return raw ? parseRecord<R>(raw) : null;
 }
 
 /** Records by id in the order given, null where the record is gone (expired). */
 async function loadRecordsOrGone<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, ids: readonly string[]): Promise<(R | null)[]> {
   if (!ids.length) return [];
   const raws = await services.redis.mget(ids.map((id) => kind.recordKey(services.rk, org, id)));
-  return raws.map((x) => (x === null ? null : revive<R>(x)));
+  return raws.map((x) => (x === null ? null : parseRecord<R>(x)));
 }
 
 /** Records by id (an index page), in the order given; ids whose record expired are left out. */
