@@ -40,7 +40,7 @@ import { CONFIG_DEFAULTS, loadConfig } from '../core/config.ts';
 import { createRedis } from '../core/adapters/redis.ts';
 import { aliasName } from '../core/names.ts';
 import { createServices, type Services } from '../server/context.ts';
-import { exportJobKind, loadJob } from '../server/read/export-job.ts';
+import { exportJobKind, loadJob } from '../server/jobs/kinds/export.ts';
 import { hashSecret } from '../server/services/keys.ts';
 import { ACCEPT_GOAL, acceptRatio, bareAdds, benchOrgs, cpuPer, cpuText, floorQueue, pct, postJobs, startWorker, type AcceptedJob, type BenchOrg } from './accept.ts';
 import { esPids, pidsOf } from './proc.ts';

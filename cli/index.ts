@@ -6,8 +6,9 @@
  * which took a load's peak RSS from about 150 MB to about 215 MB before its first row.
  */
 import type { Command } from 'commander';
+import { INGEST_COMMANDS } from '../bin/data-commands.js';
 
-const LEAN = new Set(['ingest', 'reindex', 'indices', 'rollback']);
+const LEAN = new Set(INGEST_COMMANDS);
 
 async function program(): Promise<Command> {
   if (LEAN.has(process.argv[2] ?? '')) return (await import('./program-data.ts')).buildDataProgram();

@@ -64,7 +64,7 @@ export interface RedisKeys {
   crawl(org: string, person: string, fingerprint: string): string;
   /** Receipt of rows an organization paid for (a later identical delivery is a free cache hit), in the org's slot. */
   paid(org: string, delivery: string): string;
-  /** An Idempotency-Key claim (paid jobs, reports, flags): `<id>|<fingerprint>` (server/jobs/claim.ts); the org's slot. */
+  /** An Idempotency-Key claim (paid jobs, reports, flags): `<id>|<fingerprint>` (server/services/claim.ts); the org's slot. */
   idemClaim(org: string, user: string, kind: string, key: string): string;
   /** Reservations not yet settled (hash: id → JSON entry), and the same ids by time (sorted set); the org's slot. */
   ledger(org: string): string;

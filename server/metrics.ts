@@ -12,8 +12,10 @@ import type { Context, Next } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { NotFoundError, RejectedError, ServiceUnavailableError } from '../core/errors.ts';
 import type { Services } from './context.ts';
-import type { JobKind } from './jobs/queue.ts';
 import { generationOf, readAliases, readVectorStates } from './index-state.ts';
+
+/** A job kind as the gauges see it: the name of its queue. */
+type QueueName = { readonly name: string };
 
 export const registry = new Registry();
 
@@ -138,7 +140,7 @@ export const countJob = (kind: string, outcome: 'completed' | 'retried' | 'faile
 };
 
 /** Reads the gauges from Redis (queue depth) and Elasticsearch (live aliases, their versions and graphs). */
-async function readGauges(services: Services, kinds: readonly JobKind<any>[]): Promise<void> {
+async function readGauges(services: Services, kinds: readonly QueueName[]): Promise<void> {
   const queues = Promise.all(
     kinds.map(async (kind) => {
       const counts = await services.jobs.counts(kind);
@@ -165,7 +167,7 @@ async function readGauges(services: Services, kinds: readonly JobKind<any>[]): P
 }
 
 /** The metrics text (Prometheus format), gauges read first. */
-export async function renderMetrics(services: Services, kinds: readonly JobKind<any>[]): Promise<string> {
+export async function renderMetrics(services: Services, kinds: readonly QueueName[]): Promise<string> {
   await readGauges(services, kinds);
   return registry.metrics();
 }
@@ -179,7 +181,7 @@ export interface MetricsListener {
  * Serves `GET /metrics` on config.metricsPort at config.metricsHost (its own listener, no key:
  * keep the port off the public network); every other path is 404.
  */
-export async function startMetricsListener(services: Services, kinds: readonly JobKind<any>[]): Promise<MetricsListener> {
+export async function startMetricsListener(services: Services, kinds: readonly QueueName[]): Promise<MetricsListener> {
   const { config, log } = services;
   startDefaults();
   const server = http.createServer((req, res) => {

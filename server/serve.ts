@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from './context.ts';
 import { createApp, type AppOptions } from './app.ts';
-import { cleanupExports } from './read/export-job.ts';
-import { exportJobKind } from './read/export-job.ts';
+import { cleanupExports } from './jobs/kinds/export.ts';
+import { exportJobKind } from './jobs/kinds/export.ts';
 import { sweep } from './jobs/sweeper.ts';
-import { writingJobKind } from './writing/jobs.ts';
+import { writingJobKind } from './jobs/kinds/writing.ts';
 import type { ErrorCode, IssueCode } from './errors.ts';
 import { startMetricsListener } from './metrics.ts';
 

@@ -209,22 +209,6 @@ export function createRedis(config: RedisTarget, opts: { maxRetriesPerRequest?: 
   return client;
 }
 
-/**
- * Single-key writes that belong together, as one MULTI on a single node; in a cluster, where a
- * transaction may not span slots, one after another in the order given (each idempotent: the
- * caller orders them so that a stop between two leaves nothing usable half-made).
- */
-export async function writeInOrder(redis: RedisClient, commands: readonly (readonly [string, ...(string | number)[]])[]): Promise<void> {
-  if (!isCluster(redis)) {
-    const m = redis.multi();
-    for (const [cmd, ...args] of commands) m.call(cmd, ...args);
-    const res = await m.exec();
-    for (const [err] of res ?? []) if (err) throw err;
-    return;
-  }
-  for (const [cmd, ...args] of commands) await redis.call(cmd, ...args);
-}
-
 /** Every key matching `pattern` (SCAN, never KEYS; in a cluster, on every master). */
 export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
   const nodes = isCluster(redis) ? (redis as unknown as Cluster).nodes('master') : [redis];
@@ -238,15 +222,6 @@ export async function scanKeys(redis: RedisClient, pattern: string): Promise<str
     } while (cursor !== '0');
   }
   return out;
-}
-
-/** Unlinks keys: in batches on one node; one by one (pipelined) in a cluster, where a command may not span slots. */
-export async function unlinkAll(redis: RedisClient, keys: readonly string[], batch = 500): Promise<void> {
-  for (let i = 0; i < keys.length; i += batch) {
-    const part = keys.slice(i, i + batch);
-    if (isCluster(redis)) await Promise.all(part.map((k) => redis.unlink(k)));
-    else if (part.length) await redis.unlink(...part);
-  }
 }
 
 /** True when a Redis server answers PING at the URL. */

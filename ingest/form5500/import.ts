@@ -4,6 +4,7 @@
  * resources, then load each through the existing ingest into a new version (the validation
  * report), parents first, and switch the four aliases in one request.
  */
+import { utcDay } from '../../core/clock.ts';
 import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../../core/config.ts';
@@ -142,7 +143,7 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
     const damagedReport = await damaged.close();
     const readMs = Date.now() - readStart;
     const buildStart = Date.now();
-    const built = buildAll(c, flags.today ?? new Date().toISOString().slice(0, 10), keepMemoryFlat);
+    const built = buildAll(c, flags.today ?? utcDay(), keepMemoryFlat);
     const buildMs = Date.now() - buildStart;
     const n = (x: number) => x.toLocaleString('en-US');
     log(

@@ -3,6 +3,7 @@
  * is one entry of SIGNAL_RULES, a pure function of the sponsor's latest year, the year before
  * (when it was imported in the same run), its industry peers and the day of the import.
  */
+import { utcDay } from '../../core/clock.ts';
 import type { Filing } from './collect.ts';
 
 /** A sponsor's facts from its plans' latest filings, or the same plans' year before (build-companies.ts `yearFacts`). */
@@ -70,7 +71,7 @@ export function lateFiler(f: Filing): boolean {
   if (!f.received || !f.planYearEnd || f.specialExtension || f.amended) return false;
   const [y, m] = f.planYearEnd.split('-').map(Number);
   const due = f.extension ? new Date(Date.UTC(y, m + 9, 15)) : new Date(Date.UTC(y, m + 7, 0));
-  return f.received > due.toISOString().slice(0, 10);
+  return f.received > utcDay(due);
 }
 
 /** Days from `today` to the next anniversary of a policy's start. */

@@ -2,6 +2,7 @@
  * Value encoding of generated CSV cells: numbers, dates, keyword lists and slugs.
  * Blank is the empty string.
  */
+import { utcDay } from '../../core/clock.ts';
 
 /** A row: CSV column name to encoded cell. */
 export type Row = Record<string, string>;
@@ -31,7 +32,7 @@ export function epochDay(year: number, month: number, day: number): number {
 
 /** ISO-8601 UTC midnight of an epoch day: `2025-03-14T00:00:00Z`. */
 export function isoDay(day: number): string {
-  return `${new Date(day * MS_PER_DAY).toISOString().slice(0, 10)}T00:00:00Z`;
+  return `${utcDay(day * MS_PER_DAY)}T00:00:00Z`;
 }
 
 /** ISO dates of the `span` days before a reference day, cached (index 0 = the reference day). */

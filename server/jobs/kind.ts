@@ -8,7 +8,7 @@
  *   settle / release (settle.ts): exactly once, by the reservation's settlement flag;
  *   sweep (sweeper.ts): reservations with no live job, released once.
  *
- * Async exports (server/read/async-export.ts) and writing jobs (server/writing/jobs.ts) are the
+ * Async exports (server/read/async-export.ts) and writing jobs (server/jobs/kinds/writing.ts) are the
  * two kinds.
  */
 import type { Config } from '../../core/config.ts';
@@ -40,8 +40,8 @@ export interface Reservation {
   kind: string;
   org: string;
   key_id: string;
-  /** Whose daily rows it took (server/services/person.ts); reservations made before carry none and took the key's. */
-  person?: string;
+  /** Whose daily rows it took (server/services/person.ts). */
+  person: string;
   milli: number;
   rows: number;
   /** The UTC day of the debit (a give-back returns budget spend and daily rows to it). */
@@ -105,8 +105,6 @@ export interface PaidJobKind<B, P, R extends JobRecord> extends JobKind<P> {
   score(r: R): number;
   /** The public view. */
   view(r: R): unknown;
-  /** A stored record with the defaults of members added since it was saved (none: as stored). */
-  revive?(stored: R): R;
   /** The record once its reservation was released without a run (sweeper, failed enqueue). */
   releasedRecord(r: R, reason: string): R;
   /** After every save (writing jobs publish the event for long polls). */

@@ -88,12 +88,12 @@ export class JobQueues {
   }
 
   /** Where the queue holds job `id` of `kind`: waiting, active, delayed, completed, failed ..., or 'unknown' when it holds none. */
-  async state(kind: JobKind<unknown>, id: string): Promise<string> {
+  async state(kind: Pick<JobKind<unknown>, 'name'>, id: string): Promise<string> {
     return this.queue(kind.name).getJobState(id);
   }
 
   /** Jobs of `kind` in the queue by state (for /metrics). */
-  async counts(kind: JobKind<unknown>): Promise<Record<string, number>> {
+  async counts(kind: Pick<JobKind<unknown>, 'name'>): Promise<Record<string, number>> {
     return this.queue(kind.name).getJobCounts('waiting', 'active', 'delayed', 'failed');
   }
 

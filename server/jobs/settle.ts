@@ -26,7 +26,7 @@ export async function settle(services: Services, kind: PaidJobKind<unknown, unkn
   return services.credits.settleOnce({
     org: r.org,
     keyId: r.key_id,
-    person: r.person ?? r.key_id,
+    person: r.person,
     milli: s.backMilli,
     rows: s.backRows,
     day: r.day,

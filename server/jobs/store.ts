@@ -48,24 +48,20 @@ export class StaleJobError extends Error {
 /** Org of a record: from its reservation (every kind's records carry one). */
 const orgOf = (r: JobRecord): string => r.reservation.org;
 
-/** A stored record as the kind reads it today: records saved before versions existed read as version 0. */
-function revive<R extends JobRecord>(kind: PaidJobKind<unknown, unknown, R>, raw: string): R {
-  const r = JSON.parse(raw) as R;
-  r.version ??= 0;
-  return kind.revive ? kind.revive(r) : r;
-}
+/** A stored record (every record a live job can hold was saved with its version, tier and side). */
+const parseRecord = <R extends JobRecord>(raw: string): R => JSON.parse(raw) as R;
 
 /** A stored record, or null when it is gone (expired). */
 export async function loadRecord<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, id: string): Promise<R | null> {
   const raw = await services.redis.get(kind.recordKey(services.rk, org, id));
-  return raw ? revive(kind, raw) : null;
+  return raw ? parseRecord<R>(raw) : null;
 }
 
 /** Records by id in the order given, null where the record is gone (expired). */
 async function loadRecordsOrGone<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, ids: readonly string[]): Promise<(R | null)[]> {
   if (!ids.length) return [];
   const raws = await services.redis.mget(ids.map((id) => kind.recordKey(services.rk, org, id)));
-  return raws.map((x) => (x === null ? null : revive(kind, x)));
+  return raws.map((x) => (x === null ? null : parseRecord<R>(x)));
 }
 
 /** Records by id (an index page), in the order given; ids whose record expired are left out. */
@@ -167,7 +163,7 @@ export async function reservationsUntil(services: Services, org: string, at: num
 /** Whether the ledger of `org` still holds the reservation of job `id` (not settled). */
 export const hasReservation = async (services: Services, org: string, id: string): Promise<boolean> => (await services.redis.hexists(services.rk.ledger(org), id)) === 1;
 
-/** The job an Idempotency-Key claim names (claim.ts writes `<id>|<fingerprint>`), or null when unclaimed. */
+/** The job an Idempotency-Key claim names (services/claim.ts writes `<id>|<fingerprint>`), or null when unclaimed. */
 export async function readClaim(services: Services, claimKey: string): Promise<{ id: string; fingerprint: string } | null> {
   const v = await services.redis.get(claimKey);
   return v ? { id: v.slice(0, v.indexOf('|')), fingerprint: v.slice(v.indexOf('|') + 1) } : null;
@@ -177,11 +173,6 @@ export async function readClaim(services: Services, claimKey: string): Promise<{
 export async function freeClaim(services: Services, claimKey: string, id: string): Promise<void> {
   const claim = await services.redis.get(claimKey);
   if (claim?.startsWith(`${id}|`)) await services.redis.del(claimKey);
-}
-
-/** Writes a record as is, with no compare and no index (tests and operators set up states with it; jobs change records with `advance`). */
-export async function overwriteRecord<R extends JobRecord>(services: Services, kind: PaidJobKind<unknown, unknown, R>, org: string, r: R): Promise<void> {
-  await services.redis.set(kind.recordKey(services.rk, org, r.id), JSON.stringify(r), 'EX', kind.recordTtlS(services.config));
 }
 
 /**

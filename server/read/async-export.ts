@@ -1,14 +1,14 @@
 /**
  * Async exports (an extension beyond the spec): the job record, its public view and who may read
  * it. The job kind (body, price, run, settlement), the organization's list and the cleanup of
- * expired files are server/read/export-job.ts, on the job layer (server/jobs/). The record lives in
+ * expired files are server/jobs/kinds/export.ts, on the job layer (server/jobs/). The record lives in
  * Redis (any server process of the namespace answers status and download); files live in
  * config.exportDir (a shared directory in production).
  */
 import type { Config } from '../../core/config.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { keyTier } from '../services/tiers.ts';
-import type { JobRecord, JobStatus } from '../jobs/kind.ts';
+import type { JobRecord } from '../jobs/kind.ts';
 import { jobIdPattern, JOB_STATUSES } from '../jobs/kind.ts';
 import { ENTITY_NAMES } from '../../mappings/index.ts';
 import type { Tier } from '../../mappings/types.ts';
@@ -20,8 +20,6 @@ import type { RawQuery } from './request.ts';
 /** The file name of a job: the organization (base64url, no dots) and the id. */
 export const exportFileName = (org: string, id: string, gzip: boolean): string => `${Buffer.from(org).toString('base64url')}.${id}.csv${gzip ? '.gz' : ''}`;
 
-export type ExportStatus = JobStatus;
-
 /** Export ids: `exp_` and 32 hex digits (the route and the document match them with this). */
 export const EXPORT_ID_PREFIX = 'exp';
 export const EXPORT_ID_PATTERN = jobIdPattern(EXPORT_ID_PREFIX);
@@ -30,7 +28,7 @@ export const EXPORT_ID_PATTERN = jobIdPattern(EXPORT_ID_PREFIX);
 export interface ExportJob extends JobRecord {
   org: string;
   /** The user of the key that started it: only that user's keys and tokens read it (not shown). */
-  user?: string;
+  user: string;
   resource: string;
   /** The tier a key needs to read the rows (tierNeeded of the request that started it). */
   tier: Tier;
@@ -62,8 +60,8 @@ export interface ExportPayload {
   id: string;
   org: string;
   key: Omit<KeyRecord, 'secret_hash'>;
-  /** Whose daily rows the reservation took (server/services/person.ts); payloads queued before carry none and took the key's. */
-  person?: string;
+  /** Whose daily rows the reservation took (server/services/person.ts). */
+  person: string;
   dataNamespace: string;
   sandbox: boolean;
   resource: string;
@@ -122,8 +120,7 @@ const TIER_RANK: Record<Tier, number> = { basic: 0, advanced: 1 };
 
 /**
  * Whether `key` may read `job`: the job is its user's (the key that started it, that key's root
- * and child keys, and the user's tokens: they all carry the user; a record saved before jobs
- * carried their user is read by the key that started it alone), and `key` could read its rows:
+ * and child keys, and the user's tokens: they all carry the user), and `key` could read its rows:
  * it holds `read:<resource>`, is at least the job's tier for the resource, and is on the job's
  * side (test keys sandbox jobs, live keys live ones). Status, list and download all ask this; a
  * job it refuses is answered as one that does not exist.
@@ -131,6 +128,6 @@ const TIER_RANK: Record<Tier, number> = { basic: 0, advanced: 1 };
 export function canReadJob(key: KeyRecord, job: ExportJob): boolean {
   const def = findEntity(job.resource);
   if (!def || key.org !== job.org || !key.scopes.includes(`read:${def.name}`)) return false;
-  if (job.user !== undefined ? job.user !== key.user : job.reservation?.key_id !== key.id) return false;
+  if (job.user !== key.user) return false;
   return TIER_RANK[keyTier(key, def)] >= TIER_RANK[job.tier] && (key.key_type === 'test') === job.sandbox;
 }

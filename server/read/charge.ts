@@ -12,11 +12,10 @@ import { utcDay } from '../../core/clock.ts';
 import { createHash } from 'node:crypto';
 import type { Services } from '../context.ts';
 import type { AuthState } from '../access.ts';
-import { ApiError } from '../errors.ts';
 import { rowPrice, toCredits } from '../pricing.ts';
 import { crawlDetected, type CrawlStep } from '../services/crawl.ts';
 import { personOf } from '../services/person.ts';
-import type { DebitRefusal } from '../services/credits.ts';
+import { debitRefused } from '../services/credits.ts';
 import type { EntityDef, Tier } from '../../mappings/types.ts';
 
 export interface Charge {
@@ -80,28 +79,6 @@ export async function chargeRows(services: Services, c: ChargeRequest): Promise<
   if (res.outcome === 'crawl') throw crawlDetected(res.run, crawl?.windowS ?? 0);
   if (res.outcome !== 'charged') throw debitRefused(res.outcome, { what: 'This call costs', milli, balance: res.balance, key: auth.key, field: 'page_size', cap: services.config.dailyRowCap, day });
   return res.cacheHit ? { milli: 0, credits: 0, cacheHit: true, day } : { milli, credits: toCredits(milli), cacheHit: false, day };
-}
-
-/**
- * The one place a refused debit becomes an error, for charged reads and reserved jobs alike:
- * 402 INSUFFICIENT_CREDITS (the pool), 402 key_budget_exhausted (a child key's budget) or 429
- * DAILY_CAP_EXCEEDED (the user's rows of the UTC day, with Retry-After until the next day);
- * `field` is what to change (page_size, max_rows), `what` how the message starts.
- */
-export function debitRefused(outcome: DebitRefusal, c: { what: string; milli: number; balance: number; key: AuthState['key']; field: string; cap: number; day: string }): ApiError {
-  if (outcome === 'budget') return budgetExhausted(c.key, c.milli);
-  if (outcome === 'daily_cap') {
-    const reset = new Date(`${c.day}T00:00:00Z`).getTime() + 86_400_000;
-    return new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${c.cap} rows of this user (all its keys) would be passed`, [{ field: c.field, issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))) });
-  }
-  return new ApiError('INSUFFICIENT_CREDITS', `${c.what} ${toCredits(c.milli)} credits; the organization has ${toCredits(c.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(c.milli) }]);
-}
-
-/** 402 for a child key over its credit budget (the pool may still have credits); nothing charged. */
-export function budgetExhausted(key: { budget?: { total_milli: number | null; daily_milli: number | null } | null }, milli: number): ApiError {
-  const b = key.budget;
-  const limits = [b?.total_milli != null ? `${toCredits(b.total_milli)} in all` : '', b?.daily_milli != null ? `${toCredits(b.daily_milli)} a day` : ''].filter(Boolean).join(', ');
-  return new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits, over this key's budget (${limits})`, [{ field: 'credits', issue: 'key_budget_exhausted', expected: limits }]);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * GET /v1/openapi.json (the document, built once at start from the definitions the server
+ * GET /v1/openapi.json (the document, built once, at its first request, from the definitions the server
  * validates with) and GET /v1/docs (Swagger UI from the installed swagger-ui-dist package, its
  * assets under /v1/docs/...). No key: mounted beside health. The page loads nothing from the
  * internet: no CDN, no fonts, no validator badge (validatorUrl null).
@@ -8,7 +8,6 @@ import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { notFound } from '../errors.ts';
-import { sharedDocument } from '../openapi/document.ts';
 import { pathParameter } from '../openapi/params.ts';
 import { PUBLIC, route, type Route } from './route.ts';
 
@@ -57,9 +56,11 @@ let dir: string | undefined;
 export const docsRoutes = (): Route[] => [
   route({
     method: 'get', path: '/v1/openapi.json', tag: 'docs', summary: 'This OpenAPI 3.1 document', access: PUBLIC, success: { media: 'application/json' },
-    handle: ({ ctx }) => {
+    handle: async ({ ctx }) => {
       ctx.type = 'application/json';
-      ctx.body = served ??= JSON.stringify(sharedDocument());
+      // The document is an assembly of every route, these included: loaded at the first request,
+      // not imported (a static import would close a circle: document → operations → docs routes).
+      ctx.body = served ??= JSON.stringify((await import('../openapi/document.ts')).sharedDocument());
     },
   }),
   route({

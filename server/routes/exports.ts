@@ -2,7 +2,7 @@
  * Async exports (an extension beyond the spec; server/read/async-export.ts):
  * POST /v1/exports, GET /v1/exports, GET /v1/exports/{id}, GET /v1/exports/{id}/download.
  * POST is the job layer's accept (server/jobs/accept.ts) with the export kind
- * (server/read/export-job.ts); live keys only (test keys read the sandbox through the resource
+ * (server/jobs/kinds/export.ts); live keys only (test keys read the sandbox through the resource
  * read endpoints). GET /v1/exports filters by `status` as GET /v1/writing-jobs does.
  * A job is listed, shown and downloaded only for its user's keys and tokens that could read its
  * rows (`canReadJob`: the same user, read:<resource>, the job's tier, the same side); to any other
@@ -23,7 +23,7 @@ import { ANY_KEY, route, type Route } from './route.ts';
 import { ApiError, notFound, type ErrorDetail } from '../errors.ts';
 import { accept } from '../jobs/accept.ts';
 import { JOB_STATUSES } from '../jobs/kind.ts';
-import { EXPORT_BODY_SCHEMA, exportJobKind, listReadableJobs, loadJob } from '../read/export-job.ts';
+import { EXPORT_BODY_SCHEMA, exportJobKind, listReadableJobs, loadJob } from '../jobs/kinds/export.ts';
 import { EXPORT_ID_PATTERN, EXPORT_JOB_VIEW_SCHEMA, canReadJob, jobView, type ExportJob } from '../read/async-export.ts';
 import { choiceParam, listMeta, one, pageParams, throwProblems } from '../read/request.ts';
 import { bodyOf, idempotencyKeyOf } from '../validate.ts';

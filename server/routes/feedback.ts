@@ -31,7 +31,7 @@ import { ApiError, invalid, notFound, quotaExceeded, type ErrorDetail } from '..
 import { indexFor } from '../read/fetch.ts';
 import { choiceParam, listMeta, pageParams, throwProblems } from '../read/request.ts';
 import { FEEDBACK_STATUSES, feedbackIdPattern, feedbackIdRe, type FeedbackKind, type FeedbackRecord } from '../services/feedback.ts';
-import { conflictingClaim } from '../jobs/claim.ts';
+import { conflictingClaim } from '../services/claim.ts';
 import { bodyOf, idempotencyKeyOf } from '../validate.ts';
 
 /** Paths of review flags: the name and its alias. */

@@ -27,7 +27,7 @@ import { toCredits } from '../pricing.ts';
 import { accept } from '../jobs/accept.ts';
 import { JOB_STATUSES } from '../jobs/kind.ts';
 import { listIndexed } from '../jobs/store.ts';
-import { jobView, loadWritingJob, writingJobKind, writingJobPrice, type WritingJobRecord } from '../writing/jobs.ts';
+import { jobView, loadWritingJob, writingJobKind, writingJobPrice, type WritingJobRecord } from '../jobs/kinds/writing.ts';
 
 /** Longest long poll. */
 export const WAIT_MS_MAX = 5_000;

@@ -8,6 +8,8 @@ import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 import { crawlStepLua, type CrawlStep } from './crawl.ts';
 import { countDebit, countRefund } from '../metrics.ts';
+import { ApiError } from '../errors.ts';
+import { toCredits } from '../pricing.ts';
 
 /**
  * KEYS: credits, usage, daily rows (its name ends with the UTC day), receipt. ARGV: milli, rows,
@@ -169,6 +171,28 @@ const OUTCOMES = { 0: 'insufficient', 1: 'charged', 2: 'daily_cap', 4: 'budget' 
 export type DebitRefusal = 'insufficient' | 'daily_cap' | 'budget';
 /** The one reading of DEBIT_LUA's result code (every script that embeds it answers these codes). */
 export const debitOutcome = (code: number): (typeof OUTCOMES)[keyof typeof OUTCOMES] => OUTCOMES[code as keyof typeof OUTCOMES] ?? 'insufficient';
+
+/**
+ * The one place a refused debit becomes an error, for charged reads and reserved jobs alike:
+ * 402 INSUFFICIENT_CREDITS (the pool), 402 key_budget_exhausted (a child key's budget) or 429
+ * DAILY_CAP_EXCEEDED (the user's rows of the UTC day, with Retry-After until the next day);
+ * `field` is what to change (page_size, max_rows), `what` how the message starts.
+ */
+export function debitRefused(outcome: DebitRefusal, c: { what: string; milli: number; balance: number; key: { budget?: KeyBudget | null }; field: string; cap: number; day: string }): ApiError {
+  if (outcome === 'budget') return budgetExhausted(c.key, c.milli);
+  if (outcome === 'daily_cap') {
+    const reset = new Date(`${c.day}T00:00:00Z`).getTime() + 86_400_000;
+    return new ApiError('DAILY_CAP_EXCEEDED', `The daily cap of ${c.cap} rows of this user (all its keys) would be passed`, [{ field: c.field, issue: 'daily_row_cap' }]).withHeaders({ 'Retry-After': String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))) });
+  }
+  return new ApiError('INSUFFICIENT_CREDITS', `${c.what} ${toCredits(c.milli)} credits; the organization has ${toCredits(c.balance)}`, [{ field: 'credits', issue: 'insufficient_credits', expected: toCredits(c.milli) }]);
+}
+
+/** 402 for a child key over its credit budget (the pool may still have credits); nothing charged. */
+export function budgetExhausted(key: { budget?: KeyBudget | null }, milli: number): ApiError {
+  const b = key.budget;
+  const limits = [b?.total_milli != null ? `${toCredits(b.total_milli)} in all` : '', b?.daily_milli != null ? `${toCredits(b.daily_milli)} a day` : ''].filter(Boolean).join(', ');
+  return new ApiError('INSUFFICIENT_CREDITS', `This call costs ${toCredits(milli)} credits, over this key's budget (${limits})`, [{ field: 'credits', issue: 'key_budget_exhausted', expected: limits }]);
+}
 
 export class CreditService {
   constructor(private readonly redis: RedisClient, private readonly keys: RedisKeys) {}

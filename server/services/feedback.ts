@@ -16,7 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { RETRY, compareAndSet } from '../cas.ts';
-import { CLAIMED, KEPT, claimLua, fingerprintOf } from '../jobs/claim.ts';
+import { CLAIMED, KEPT, claimLua, fingerprintOf } from './claim.ts';
 import { defineScript, type RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 
@@ -51,7 +51,7 @@ export interface FeedbackRecord {
 }
 
 /**
- * Files a record once per Idempotency-Key (the claim of server/jobs/claim.ts), within the caps:
+ * Files a record once per Idempotency-Key (the claim of server/services/claim.ts), within the caps:
  * KEYS = claim, record, author index, open set, the author's open set; ARGV = id, fingerprint,
  * claim TTL ('' = no key), JSON, score, cap, the author's cap. Returns {5, id, fingerprint} of
  * the record the key already names (a repeat answers even at the cap), {1} when this call filed

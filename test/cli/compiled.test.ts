@@ -2,6 +2,7 @@
  * The compiled CLI (bin/compiled.js): the data commands run from an esbuild bundle of the
  * sources, and a bundle older than any of its sources never runs.
  */
+import { DATA_COMMANDS } from '../../bin/data-commands.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
@@ -24,7 +25,7 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 }
 
 test('the data commands answer the same compiled and through the TypeScript loader', async () => {
-  for (const cmd of ['ingest', 'reindex', 'indices', 'rollback']) {
+  for (const cmd of DATA_COMMANDS) {
     const [compiled, loader] = await Promise.all([run([cmd, '--help']), run([cmd, '--help'], { BINTEL_CLI_COMPILED: '0' })]);
     assert.is(compiled.code, 0, compiled.out);
     assert.ok(compiled.out.includes(`Usage: bintel ${cmd}`), compiled.out);

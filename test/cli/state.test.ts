@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scanKeys, unlinkAll } from '../../core/adapters/redis.ts';
+import { scanKeys } from '../../core/adapters/redis.ts';
+import { unlinkAll } from '../helpers/unlink.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from '../server/harness.ts';
 import { bintel as run } from '../helpers/cli.ts';
 

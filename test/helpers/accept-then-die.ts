@@ -7,7 +7,7 @@
 import { loadConfig } from '../../core/config.ts';
 import { createServices } from '../../server/context.ts';
 import { accept } from '../../server/jobs/accept.ts';
-import { writingJobKind } from '../../server/writing/jobs.ts';
+import { writingJobKind } from '../../server/jobs/kinds/writing.ts';
 
 const services = createServices(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }));
 const key = await services.keys.get(process.argv[2]);

@@ -7,7 +7,8 @@
  */
 import { type Config } from '../../core/config.ts';
 import { createEs, type Es } from '../../core/adapters/es.ts';
-import { createRedis, scanKeys, unlinkAll, type RedisClient } from '../../core/adapters/redis.ts';
+import { createRedis, scanKeys, type RedisClient } from '../../core/adapters/redis.ts';
+import { unlinkAll } from '../helpers/unlink.ts';
 
 /** The namespace's indices and keys at one moment. */
 export interface Footprint {

@@ -9,7 +9,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { loadJob, saveJob } from '../../server/read/export-job.ts';
+import { loadJob } from '../../server/jobs/kinds/export.ts';
+import { saveJob } from '../helpers/export-jobs.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('export limits');

@@ -27,7 +27,7 @@ import { pollUntil, testConfig } from '../helpers/env.ts';
 import { entity } from '../../mappings/index.ts';
 import { MONTHS } from '../../mappings/reference.ts';
 import { rowPrice } from '../../server/pricing.ts';
-import { cleanupExports } from '../../server/read/export-job.ts';
+import { cleanupExports } from '../../server/jobs/kinds/export.ts';
 import { loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 

@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { parseString } from 'fast-csv';
 import { entity } from '../../mappings/index.ts';
 import { rowPrice } from '../../server/pricing.ts';
-import { cleanupExports, loadJob, saveJob } from '../../server/read/export-job.ts';
+import { cleanupExports, loadJob } from '../../server/jobs/kinds/export.ts';
+import { saveJob } from '../helpers/export-jobs.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { pollUntil } from '../helpers/env.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
@@ -198,14 +199,10 @@ t('a job is read only by keys that could read its rows (read:<resource>, tier, s
   jobs.compAdvSort = await start('compAdvSort', { resource: 'companies', sort_by: 'participants' }, 'advanced');
   jobs.persBasic = await start('persBasic', { resource: 'personnel', lead_type: 'company', states: undefined }, 'basic');
   jobs.persFull = await start('persFull', { resource: 'personnel', lead_type: 'company', states: undefined, mode: 'full' }, 'advanced');
-  // A record from before jobs carried tier and side (the strictest reading: advanced, live), and a sandbox job.
+  // A sandbox job.
   const basicRecord = (await loadJob(s, o.org, jobs.compBasic))!;
-  const { tier: _t, sandbox: _s, ...legacy } = basicRecord as typeof basicRecord & { tier?: string; sandbox?: boolean };
-  jobs.legacy = `exp_${'1'.repeat(24)}${o.org.slice(4, 12)}`;
   jobs.sandbox = `exp_${'2'.repeat(24)}${o.org.slice(4, 12)}`;
-  await saveJob(s, { ...legacy, id: jobs.legacy } as typeof basicRecord);
-  await s.redis.zadd(s.rk.exportJobs(o.org), Date.now() + 1, jobs.legacy);
-  await saveJob(s, { ...basicRecord, id: jobs.sandbox, sandbox: true } as typeof basicRecord);
+  await saveJob(s, { ...basicRecord, id: jobs.sandbox, sandbox: true });
   await s.redis.zadd(s.rk.exportJobs(o.org), Date.now() + 2, jobs.sandbox);
 
   const child = async (body: Record<string, unknown>) => {
@@ -214,13 +211,13 @@ t('a job is read only by keys that could read its rows (read:<resource>, tier, s
     return res.body.data.secret as string;
   };
   const keys: Record<string, { secret: string; sees: string[] }> = {
-    liveAdvancedRoot: { secret: o.secret, sees: ['compBasic', 'compFull', 'compAdvSort', 'persBasic', 'persFull', 'legacy'] },
-    advancedChildCompanies: { secret: await child({ scopes: ['read:companies'], field_tier: 'advanced' }), sees: ['compBasic', 'compFull', 'compAdvSort', 'legacy'] },
+    liveAdvancedRoot: { secret: o.secret, sees: ['compBasic', 'compFull', 'compAdvSort', 'persBasic', 'persFull'] },
+    advancedChildCompanies: { secret: await child({ scopes: ['read:companies'], field_tier: 'advanced' }), sees: ['compBasic', 'compFull', 'compAdvSort'] },
     basicChildCompanies: { secret: await child({ scopes: ['read:companies'], field_tier: 'basic' }), sees: ['compBasic'] },
     basicRoot: { secret: (await h.key({ org: o.org, field_tier: 'basic' })).secret, sees: ['compBasic', 'persBasic'] },
     testKey: { secret: (await h.key({ org: o.org, key_type: 'test' })).secret, sees: ['sandbox'] },
   };
-  const newestFirst = ['sandbox', 'legacy', 'persFull', 'persBasic', 'compAdvSort', 'compFull', 'compBasic'];
+  const newestFirst = ['sandbox', 'persFull', 'persBasic', 'compAdvSort', 'compFull', 'compBasic'];
   const files: Record<string, string> = {};
   for (const name of Object.keys(jobs)) {
     const dl = await h.call('GET', `/v1/exports/${jobs[name]}/download`, { secret: name === 'sandbox' ? keys.testKey.secret : o.secret });

@@ -14,8 +14,8 @@ import { createServices, type Services } from '../../server/context.ts';
 import { sweep } from '../../server/jobs/sweeper.ts';
 import { advance, loadRecord, StaleJobError } from '../../server/jobs/store.ts';
 import { JOB_KINDS } from '../../server/serve.ts';
-import { eventPatch, writingJobKind } from '../../server/writing/jobs.ts';
-import { exportJobKind } from '../../server/read/export-job.ts';
+import { eventPatch, writingJobKind } from '../../server/jobs/kinds/writing.ts';
+import { exportJobKind } from '../../server/jobs/kinds/export.ts';
 import { assertError, loadGenerated, startHarness, withOrg, type DataFiles, type Harness } from './harness.ts';
 
 const t = suite('paid jobs');

@@ -7,25 +7,25 @@
  * reservation as the charge, failed releases it, exactly once (a job whose worker dies is run
  * again by another and still settles once; one that lapses twice is failed and released). Every
  * save is a compare-and-set (server/jobs/store.ts) and publishes the job id on one channel per
- * namespace, so long polls answer at once (waiter.ts).
+ * namespace, so long polls answer at once (server/writing/waiter.ts).
  */
-import type { Services } from '../context.ts';
-import { forbidden } from '../errors.ts';
-import { TerminalJobError } from '../jobs/queue.ts';
-import type { JobRecord, JobStatus, PaidJobKind } from '../jobs/kind.ts';
-import { advance, advanceLatest, loadRecord, StaleJobError } from '../jobs/store.ts';
-import { settle as settleReservation } from '../jobs/settle.ts';
-import { toCredits } from '../pricing.ts';
-import { creationScore, utcDay } from '../../core/clock.ts';
-import type { Channel, LinkedinType, ResolvedContext } from './context.ts';
-import { jobView, WRITING_JOB_ID_PREFIX, type WritingEvent, type WritingJobView } from './job-view.ts';
+import type { Services } from '../../context.ts';
+import { forbidden } from '../../errors.ts';
+import { TerminalJobError } from '../queue.ts';
+import type { JobRecord, JobStatus, PaidJobKind } from '../kind.ts';
+import { advance, advanceLatest, loadRecord, StaleJobError } from '../store.ts';
+import { settle as settleReservation } from '../settle.ts';
+import { toCredits } from '../../pricing.ts';
+import { creationScore, utcDay } from '../../../core/clock.ts';
+import type { Channel, LinkedinType, ResolvedContext } from '../../writing/context.ts';
+import { jobView, WRITING_JOB_ID_PREFIX, type WritingEvent, type WritingJobView } from '../../writing/job-view.ts';
 
 export { jobView, type WritingEvent, type WritingJobView };
-import { parseStartJob, type StartJobRequest } from './job-request.ts';
-import { resolveContext } from './resolve.ts';
-import { refsFor } from './refs.ts';
-import { announce } from './waiter.ts';
-import { createWriter, generate, ConstraintError, type AiCosts, type EmailOutput, type LinkedinOutput, type Writer } from './writer.ts';
+import { parseStartJob, type StartJobRequest } from '../../writing/job-request.ts';
+import { resolveContext } from '../../writing/resolve.ts';
+import { refsFor } from '../../writing/refs.ts';
+import { announce } from '../../writing/waiter.ts';
+import { createWriter, generate, ConstraintError, type AiCosts, type EmailOutput, type LinkedinOutput, type Writer } from '../../writing/writer.ts';
 
 export type WritingStatus = JobStatus;
 
@@ -91,11 +91,9 @@ type Outcome = 'charged' | 'released';
 
 /** Settles the job's reservation once; returns the outcome that holds (this call's, or an earlier one's). */
 async function settle(services: Services, r: WritingJobRecord, outcome: Outcome): Promise<Outcome> {
-  const { org, keyId, day, reservedMilli } = r.internal;
+  const { org, day, reservedMilli } = r.internal;
   const measure = outcome === 'charged' ? 'completed' : 'failed';
-  // What was reserved, from the record's own fields (also for jobs accepted before records carried their reservation).
-  const reservation = { id: r.id, kind: writingJobKind.name, org, key_id: keyId, milli: reservedMilli, rows: 0, day, at: 0 };
-  const res = await settleReservation(services, writingJobKind, reservation, {
+  const res = await settleReservation(services, writingJobKind, r.reservation, {
     backMilli: outcome === 'released' ? reservedMilli : 0,
     backRows: 0,
     outcome,

@@ -4,7 +4,7 @@
  * (the synchronous export's walk into a file, `<file>.<run>.part` renamed when complete) and its
  * settlement (rows written kept, the rest given back).
  */
-import { utcDay } from '../../core/clock.ts';
+import { utcDay } from '../../../core/clock.ts';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -12,28 +12,28 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import type { Services } from '../context.ts';
-import type { AuthState } from '../access.ts';
-import { assertScope } from '../access.ts';
-import { CONFIG_DEFAULTS } from '../../core/config.ts';
-import { ENTITIES, findEntity } from '../../mappings/index.ts';
-import type { EntityDef } from '../../mappings/types.ts';
-import { invalid, type ErrorDetail } from '../errors.ts';
-import { toCredits } from '../pricing.ts';
-import type { JobStatus, PaidJobKind } from '../jobs/kind.ts';
-import type { KeyRecord } from '../services/keys.ts';
-import { isFinished } from '../jobs/kind.ts';
-import { advance, advanceLatest, listIndexed, loadRecord, overwriteRecord, StaleJobError } from '../jobs/store.ts';
-import { settle } from '../jobs/settle.ts';
-import { personOf } from '../services/person.ts';
-import { authorizeList, tierNeeded } from './authorize.ts';
-import { chargeMilli } from './charge.ts';
-import { crawlStep } from './list.ts';
-import { exportCsv, exportParams, parseExportRequest, planExport } from './export.ts';
-import type { ListRequest } from './list-request.ts';
-import { repeatableParams } from './filters.ts';
-import { queryOfObject, type RawQuery } from './request.ts';
-import { canReadJob, EXPORT_ID_PREFIX, exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from './async-export.ts';
+import type { Services } from '../../context.ts';
+import type { AuthState } from '../../access.ts';
+import { assertScope } from '../../access.ts';
+import { CONFIG_DEFAULTS } from '../../../core/config.ts';
+import { ENTITIES, findEntity } from '../../../mappings/index.ts';
+import type { EntityDef } from '../../../mappings/types.ts';
+import { invalid, type ErrorDetail } from '../../errors.ts';
+import { toCredits } from '../../pricing.ts';
+import type { JobStatus, PaidJobKind } from '../kind.ts';
+import type { KeyRecord } from '../../services/keys.ts';
+import { isFinished } from '../kind.ts';
+import { advance, advanceLatest, listIndexed, loadRecord, StaleJobError } from '../store.ts';
+import { settle } from '../settle.ts';
+import { personOf } from '../../services/person.ts';
+import { authorizeList, tierNeeded } from '../../read/authorize.ts';
+import { chargeMilli } from '../../read/charge.ts';
+import { crawlStep } from '../../read/list.ts';
+import { exportCsv, exportParams, parseExportRequest, planExport } from '../../read/export.ts';
+import type { ListRequest } from '../../read/list-request.ts';
+import { repeatableParams } from '../../read/filters.ts';
+import { queryOfObject, type RawQuery } from '../../read/request.ts';
+import { canReadJob, EXPORT_ID_PREFIX, exportFileName, jobView, recordTtlS, type ExportJob, type ExportPayload } from '../../read/async-export.ts';
 
 /**
  * The POST /v1/exports body as the document shows it; `parse` below checks the same members (a
@@ -68,8 +68,8 @@ const creditsFor = (p: ExportPayload, rows: number): number => (p.rows ? toCredi
 /** Keeps `kept` rows of the reservation, gives back the rest, once; returns the rows paid for (this settlement's or an earlier one's). */
 async function settleRows(services: Services, p: ExportPayload, kept: number): Promise<number> {
   const back = p.rows - kept;
-  // The payload says what was reserved (also for jobs accepted before records carried their reservation).
-  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, person: p.person ?? p.key.id, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
+  // The payload says what was reserved.
+  const reservation = { id: p.id, kind: exportJobKind.name, org: p.org, key_id: p.key.id, person: p.person, milli: p.charge.milli, rows: p.rows, day: p.charge.day ?? '', at: 0 };
   const { outcome } = await settle(services, exportJobKind, reservation, { backMilli: p.rows ? Math.round((back * p.charge.milli) / p.rows) : 0, backRows: back, outcome: String(kept) });
   return paidRows(outcome);
 }
@@ -87,8 +87,6 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
   statusIndex: () => null,
   score: (r) => Date.parse(r.created_at),
   view: jobView,
-  // Records saved before jobs carried their tier and side read as the strictest (advanced, live): only a live key advanced for the resource reads them.
-  revive: (r) => ({ ...r, tier: r.tier ?? 'advanced', sandbox: r.sandbox ?? false }),
   releasedRecord: (r, reason) => ({ ...r, status: 'failed', credits_charged: 0, completed_at: new Date().toISOString(), error: reason }),
 
   async parse(services, auth, raw) {
@@ -213,9 +211,6 @@ export const exportJobKind: PaidJobKind<ExportBody, ExportPayload, ExportJob> = 
     });
   },
 };
-
-/** Writes a record as is, with no compare (tests and operators set up states with it; jobs change records with `advance`). */
-export const saveJob = (services: Services, j: ExportJob): Promise<void> => overwriteRecord(services, exportJobKind, j.org, j);
 
 /** A stored export job (null when gone or expired). */
 export const loadJob = (services: Services, org: string, id: string): Promise<ExportJob | null> => loadRecord(services, exportJobKind, org, id);
