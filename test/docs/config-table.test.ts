@@ -1,6 +1,6 @@
 /**
  * Every environment variable the configuration reads (core/config.ts, and the local
- * Elasticsearch and Redis provisioning in local/, the CLI's launcher) has a row in the configuration table of
+ * Elasticsearch and Redis provisioning in local/, the CLI's launcher and its process settings) has a row in the configuration table of
  * docs/operations.md, and every variable the table names is read somewhere: an operator reading
  * the table sees every setting, and no setting that does nothing.
  */
@@ -36,7 +36,7 @@ function tableNames(): Set<string> {
   return names;
 }
 
-const sources = ['core/config.ts', 'bin/compiled.js', ...readdirSync(join(ROOT, 'local')).filter((f) => f.endsWith('.ts')).map((f) => `local/${f}`)];
+const sources = ['core/config.ts', 'bin/compiled.js', 'bin/malloc.js', ...readdirSync(join(ROOT, 'local')).filter((f) => f.endsWith('.ts')).map((f) => `local/${f}`)];
 
 t('every variable the configuration reads has a row', () => {
   const table = tableNames();
