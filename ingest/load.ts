@@ -32,6 +32,8 @@ export interface LoadOptions {
   debugGc?: boolean;
   /** Heap size above which the load collects between batches (ingest/memory.ts; default 128 MB). */
   heapCeilingMb?: number;
+  /** Garbage let pile up above the live heap before a collection, as a share of it (ingest/memory.ts; default a half). */
+  heapShare?: number;
   /** Parent documents the load caches (ingest/parents.ts; default 100,000). */
   parentCacheEntries?: number;
   /** Parent indices to join against instead of their aliases (the new versions of an import that switches several resources at once). */
@@ -144,7 +146,7 @@ export async function stageLoad(opts: LoadOptions): Promise<StagedLoad> {
   });
   let batch: PreparedRow[] = [];
   const chunk = Math.min(opts.batchSize, TRANSFORM_CHUNK);
-  const keepMemoryFlat = heapGuard({ debug: opts.debugGc, ceilingMb: opts.heapCeilingMb });
+  const keepMemoryFlat = heapGuard({ debug: opts.debugGc, ceilingMb: opts.heapCeilingMb, share: opts.heapShare });
   const interrupted = () => new LoadAborted(`interrupted after reading ${read} rows (${indexed} indexed into ${index}, which is dropped; ${report.rows} rejected)`, EXIT.interrupted);
   const flushBatch = async () => {
     keepMemoryFlat();

@@ -24,10 +24,10 @@ export function collectGarbage(): void {
 
 /**
  * Returns a function to call between batches: collects when the heap passes `ceilingMb`, or,
- * once more than that survives a collection, half of `ceilingMb` or half of what survived
- * (whichever is more) above what survived.
+ * once more than that survives a collection, half of `ceilingMb` or `share` of what survived
+ * (whichever is more; half by default) above what survived.
  */
-export function heapGuard({ ceilingMb = 64, debug = false }: { ceilingMb?: number; debug?: boolean } = {}): () => void {
+export function heapGuard({ ceilingMb = 64, debug = false, share = 0.5 }: { ceilingMb?: number; debug?: boolean; share?: number } = {}): () => void {
   const ceiling = ceilingMb * 1024 * 1024;
   const gc = collector();
   let threshold = ceiling;
@@ -41,7 +41,7 @@ export function heapGuard({ ceilingMb = 64, debug = false }: { ceilingMb?: numbe
       // And at least half the live set: with hundreds of MB live (the import resolving a full year)
       // a collection every half ceiling of garbage made collections most of the CPU.
       const after = getHeapStatistics().used_heap_size;
-      threshold = Math.max(ceiling, after + Math.max(ceiling / 2, after / 2));
+      threshold = Math.max(ceiling, after + Math.max(ceiling / 2, after * share));
       if (debug) {
         const m = process.memoryUsage();
         process.stderr.write(`gc: heapUsed ${Math.round(m.heapUsed / 1e6)} heapTotal ${Math.round(m.heapTotal / 1e6)} external ${Math.round(m.external / 1e6)} rss ${Math.round(m.rss / 1e6)} MB\n`);

@@ -89,6 +89,7 @@ export interface LoadRun {
   fraction: (rows: number) => number;
   /** See LoadOptions. */
   heapCeilingMb?: number;
+  heapShare?: number;
   parentCacheEntries?: number;
   parentIndices?: LoadOptions['parentIndices'];
   parents?: LoadOptions['parents'];
@@ -100,6 +101,7 @@ function loadOptions(config: Config, es: Es, flags: LoadFlags, run: LoadRun, sig
   return {
     debugGc: config.debugGc,
     heapCeilingMb: run.heapCeilingMb,
+    heapShare: run.heapShare,
     parentCacheEntries: run.parentCacheEntries,
     parentIndices: run.parentIndices,
     parents: run.parents,

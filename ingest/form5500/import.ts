@@ -135,7 +135,7 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
     // ceiling keeps RSS near the live set's size (ingest/memory.ts), as the load itself does.
     // The live heap stays under 50 MB at a full year (the rest is in typed arrays and on disk),
     // so the ceiling is half the load's default.
-    const keepMemoryFlat = heapGuard({ debug: config.debugGc, ceilingMb: HEAP_CEILING_MB });
+    const keepMemoryFlat = heapGuard({ debug: config.debugGc, ceilingMb: HEAP_CEILING_MB, share: HEAP_SHARE });
     const files = await readAll(found.files, c, damaged.add, log, keepMemoryFlat).catch((err: Error) => {
       throw err instanceof MissingColumnsError ? new LoadAborted(err.message, EXIT.inputRefused) : err;
     });
@@ -163,6 +163,13 @@ export async function importForm5500(config: Config, inputs: readonly string[], 
 
 /** Heap ceiling of the import's reading, resolving and loads (ingest/memory.ts). */
 const HEAP_CEILING_MB = 64;
+/**
+ * Garbage let pile up above the live heap before a collection: a quarter of it (a load's half).
+ * The import's live heap is large while it loads (the record of parents, the strings the rows
+ * are built from), and its peak RSS was the personnel load's (481 MiB at a full year, 2026-11-28);
+ * Elasticsearch, not this process's CPU, sets the load's pace.
+ */
+const HEAP_SHARE = 0.25;
 /**
  * Parents cached by the import's loads when they read Elasticsearch (the fallback of the record
  * of parents, ingest/recorded-parents.ts). A small cache: 100,000 documents held over 100 MB while
@@ -270,6 +277,7 @@ async function stageOne(config: Config, es: Es, flags: ImportFlags, name: Entity
     progressLabel: `import form5500 ${name}`,
     fraction: (rows) => (built.count === null ? built.done() : built.count ? rows / built.count : 1),
     heapCeilingMb: HEAP_CEILING_MB,
+    heapShare: HEAP_SHARE,
     parentCacheEntries: PARENT_CACHE_ENTRIES,
     parentIndices,
     ...joins,

@@ -56,4 +56,26 @@ test('a live set far above the ceiling is collected in proportion to it, not eve
   assert.ok(n <= 30, `${n} full collections for 256 MB of garbage beside a 64 MB live set`);
 });
 
+test('a smaller share collects more often beside the same live set (the import lets a quarter of its live heap pile up, a load a half)', async () => {
+  const live = Array.from({ length: 64 }, (_, i) => new Array(128 * 1024).fill(i));
+  const run = (share: number) => {
+    const guard = heapGuard({ ceilingMb: 4, share });
+    return majorCollections(() => {
+      // Garbage that lives a while (the rows of a batch in flight): it survives the young
+      // generation, so only a full collection frees it. 512 MB of it in 1 MB pieces, 16 alive at a time.
+      const recent: number[][][] = [];
+      for (let i = 0; i < 512; i++) {
+        recent.push(Array.from({ length: 128 }, () => new Array(1024).fill(i)));
+        if (recent.length > 16) recent.shift();
+        guard();
+      }
+    });
+  };
+  const half = await run(0.5);
+  const quarter = await run(0.25);
+  assert.ok(live.length === 64);
+  assert.ok(quarter > half, `${quarter} full collections with a quarter, ${half} with a half`);
+  console.log(`  ${quarter} full collections with a quarter of the live heap, ${half} with a half`);
+});
+
 test.run();
