@@ -16,6 +16,7 @@ import type { ErrorDetail } from '../errors.ts';
 import type { KeyRecord } from '../services/keys.ts';
 import { authorizeList, type Grant } from './authorize.ts';
 import { indexFor } from './fetch.ts';
+import { countKeyOf } from './list.ts';
 import { buildListQuery } from './query.ts';
 import type { Charge } from './charge.ts';
 import { callerContext, decorate, sourceFields, type Hit } from './decorate.ts';
@@ -125,10 +126,10 @@ export interface ExportPlan {
 export async function planExport(services: Services, auth: AuthState, req: ListRequest): Promise<ExportPlan> {
   const { def } = req;
   const grant = authorizeList(auth.key, req);
-  const caller = await callerContext(services, auth, { def, rows: grant.projection, tags: req.tags, crmStatus: req.crmStatus });
-  const body = buildListQuery(req, caller);
   const index = indexFor(auth, def);
-  const { count } = await services.es.count({ index, query: body.query });
+  // The caller's context and the count cache are read in one Redis batch; Elasticsearch counts on a miss only.
+  const built = callerContext(services, auth, { def, rows: grant.projection, tags: req.tags, crmStatus: req.crmStatus }).then((caller) => buildListQuery(req, caller));
+  const [body, count] = await Promise.all([built, services.readMemory.exactCount(index, countKeyOf(auth, req), built.then((b) => b.query))]);
   return { grant, index, body, count, rows: Math.max(0, Math.min(req.pageSize, count - exportOffset(req))) };
 }
 

@@ -34,6 +34,9 @@ export function rowContext(auth: AuthState, req: ListRequest): string {
   return [auth.dataNamespace, req.tags.length ? `u:${scopeOf(auth.key)}` : '', req.crmStatus.length ? `o:${auth.key.org}` : ''].join('|');
 }
 
+/** The count cache's key of a list question: its filters in the caller's context (services/read-memory.ts). */
+export const countKeyOf = (auth: AuthState, req: ListRequest, context = rowContext(auth, req)): string => `${context}|${req.def.name}|${req.countKey}`;
+
 /**
  * The crawl step of reading `req`'s rows from row `start` (a list page, a CSV export's page, an
  * async export): the caller's person and the fingerprint of the parsed filters, search and sort
@@ -45,7 +48,7 @@ export function crawlStep(services: Services, auth: AuthState, req: ListRequest,
 
 /** count_only and dry_run: the count of the query, no rows. */
 async function countAnswer(services: Services, auth: AuthState, req: ListRequest, q: { index: string; body: SearchBody; grant: Grant }): Promise<ReadResult> {
-  const { count } = await services.es.count({ index: q.index, query: q.body.query });
+  const count = await services.readMemory.exactCount(q.index, countKeyOf(auth, req), Promise.resolve(q.body.query));
   const tiers = tierMeta(q.grant);
   if (req.countOnly) return { data: { total_count: count }, meta: { total_count: count, ...tiers, credits_charged: 0 } };
   const rows = Math.max(0, Math.min(req.pageSize, count - req.page * req.pageSize));
@@ -93,8 +96,7 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
   // The debit, the count-cache read and the page-end write leave in one Redis pipeline (same tick).
   const [charge, total] = await Promise.all([
     chargeRows(services, { auth, def, tier: grant.projection.tier, rows: rows.length, signals: req.signals, crawl, delivery: deliveryOf(pageHits) }),
-    // An empty page (past the end) names no concrete index to key the count cache by: count now.
-    !req.includeCount ? undefined : fetched.hits.length ? exactTotal(services, { page: fetched, body, countKey: `${context}|${def.name}|${req.countKey}` }) : services.es.count({ index, query: body.query }).then((c) => c.count),
+    !req.includeCount ? undefined : fetched.hits.length ? exactTotal(services, { page: fetched, body, countKey: countKeyOf(auth, req, context) }) : services.readMemory.exactCount(index, countKeyOf(auth, req, context), Promise.resolve(body.query)),
     end ? services.readMemory.remember(fp, page, end) : null,
   ]);
   return {

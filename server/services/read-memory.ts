@@ -1,13 +1,15 @@
 /**
  * What the read side keeps in Redis between requests, none of it durable (state export leaves
  * all but the secret out): the remembered end of each served page (15 minutes: page N+1 then
- * starts with one search_after query), the count cache of large totals (keyed by the filters and
- * the concrete index, so an alias move invalidates it), the filter-option cache, and the
- * cursor-signing secret every server of the namespace shares.
+ * starts with one search_after query), the count cache (keyed by the filters and the concrete
+ * index, so an alias move invalidates it: a served index never changes, each load builds a new
+ * one), the filter-option cache, and the cursor-signing secret every server of the namespace
+ * shares.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Es } from '../../core/adapters/es.ts';
+import { NotFoundError } from '../../core/errors.ts';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 
@@ -19,13 +21,27 @@ const PAGE_END_TTL_S = 900;
 /** Seconds a counted total lives, and the mark of a count under way (a count that dies leaves it at most this long). */
 const COUNT_TTL_S = 3600;
 const COUNT_PENDING_TTL_S = 60;
+/**
+ * Milliseconds this process trusts what it last read an alias to point at. A count asked within
+ * that long after a load moved the alias is the previous index's exact count (a snapshot that
+ * old); a count on an index deleted meanwhile reads the alias again.
+ */
+export const GENERATION_TTL_MS = 2000;
+
+/** Elasticsearch's answer for an index that no longer exists. */
+const isMissingIndex = (err: unknown): boolean => err instanceof NotFoundError && err.what === 'index';
 
 export class ReadMemory {
+  /** The concrete index behind each alias, as last read (one read in flight per alias). */
+  private readonly generations = new Map<string, { index: Promise<string>; at: number }>();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly es: Es,
     private readonly log: Logger,
+    /** How long an alias's concrete index is trusted (tests shorten or lengthen it). */
+    private readonly generationTtlMs = GENERATION_TTL_MS,
   ) {}
 
   /** The remembered end of page `page` of the filter combination `fp` (a cursor, as `remember` stored it), or null. */
@@ -45,7 +61,7 @@ export class ReadMemory {
    * background and null means pending.
    */
   async count(generation: string, query: CountQuery, countKey: string): Promise<number | null> {
-    const key = this.keys.count(createHash('sha1').update(`${generation}|${countKey}`).digest('hex').slice(0, 24));
+    const key = this.countKey(generation, countKey);
     const cached = await this.redis.get(key);
     if (cached !== null && cached !== 'pending') return Number(cached);
     if (cached === null && (await this.redis.set(key, 'pending', 'EX', COUNT_PENDING_TTL_S, 'NX')) === 'OK') {
@@ -60,6 +76,54 @@ export class ReadMemory {
         });
     }
     return null;
+  }
+
+  /**
+   * The exact number of matches of a list question on the index behind `alias` (`countKey`: the
+   * filters in the caller's context, as for `count`): from the count cache, else counted now (on
+   * the concrete index the key names) and cached. The cache is read at once; `query` (the built
+   * query, which may wait on the caller's context) is awaited only to count.
+   */
+  async exactCount(alias: string, countKey: string, query: Promise<CountQuery>): Promise<number> {
+    // A cache hit never awaits the query: its failure is the caller's to report (it builds it), not an unhandled rejection here.
+    query.catch(() => {});
+    for (let attempt = 0; ; attempt++) {
+      const generation = await this.generation(alias).catch(() => null);
+      // No alias to resolve (or Elasticsearch not answering): the count on the alias answers or fails as it always did.
+      if (generation === null) return (await this.es.count({ index: alias, query: await query })).count;
+      const key = this.countKey(generation, countKey);
+      const cached = await this.redis.get(key);
+      if (cached !== null && cached !== 'pending') return Number(cached);
+      try {
+        const { count } = await this.es.count({ index: generation, query: await query });
+        await this.redis.set(key, String(count), 'EX', COUNT_TTL_S).catch((err: Error) => this.log.warn({ err: err.message }, 'could not cache a count'));
+        return count;
+      } catch (err) {
+        // A load moved the alias and deleted the index this process last saw: read the alias again, once.
+        if (attempt > 0 || !isMissingIndex(err)) throw err;
+        this.generations.delete(alias);
+      }
+    }
+  }
+
+  /** The concrete index behind `alias` (read again after `generationTtlMs`, see GENERATION_TTL_MS); rejects when the alias does not exist. */
+  generation(alias: string): Promise<string> {
+    const known = this.generations.get(alias);
+    if (known && Date.now() - known.at < this.generationTtlMs) return known.index;
+    const index = this.es.indices.getAlias({ name: alias }).then((res) => {
+      const names = Object.keys(res);
+      if (names.length !== 1) throw new Error(`alias ${alias} names ${names.length} indices`);
+      return names[0];
+    });
+    const entry = { index, at: Date.now() };
+    this.generations.set(alias, entry);
+    // A failed read is not remembered: the next call reads again.
+    index.catch(() => this.generations.get(alias) === entry && this.generations.delete(alias));
+    return index;
+  }
+
+  private countKey(generation: string, countKey: string): string {
+    return this.keys.count(createHash('sha1').update(`${generation}|${countKey}`).digest('hex').slice(0, 24));
   }
 
   /** The cached filter options of `field` on the concrete `index`, or null. */
