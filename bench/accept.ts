@@ -10,6 +10,8 @@
  * - `bareAdds`: the baseline, the same number of `Queue.add` calls of `payload` at the same
  *   concurrency, straight to BullMQ (no HTTP, no validation, no reservation), on a queue of the
  *   same Redis prefix as the API's;
+ * - `httpAddFloor`: the second baseline, bench/floor-add.mjs: the same POSTs to a bare HTTP server
+ *   that only adds the body to BullMQ (the floor of any HTTP API accepting a job);
  * - `cpuPer`: the CPU each process spent per operation while a run went (read from /proc);
  * - `pct`, `acceptRatio` and `startWorker` (a `bintel worker` process).
  */
@@ -22,6 +24,7 @@ import type { Config } from '../core/config.ts';
 import { createRedis } from '../core/adapters/redis.ts';
 import type { Services } from '../server/context.ts';
 import { cpuOf } from './proc.ts';
+import { spawnFloor, type SpawnedServer } from './server.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -135,12 +138,23 @@ export function bareAdds(queue: Queue, n: number, clients: number, payload: Reco
   });
 }
 
+/**
+ * The second baseline: bench/floor-add.mjs, a bare HTTP server in its own process that adds each
+ * POSTed body to a BullMQ queue under the API's queue prefix and answers 202 (what any HTTP API
+ * that accepts a job pays: a request read, a JSON parse, an add, an answer).
+ */
+export const httpAddFloor = (config: Config, services: Services): Promise<SpawnedServer> => spawnFloor('floor-add.mjs', { FLOOR_REDIS: config.redisUrl, FLOOR_PREFIX: services.rk.queuePrefix() });
+
+/** One line comparing the accept with the HTTP floor's run of the same jobs. */
+export const httpFloorLine = (accept: Driven, floor: Driven): string =>
+  `         HTTP floor (bench/floor-add.mjs): p50 ${pct(floor.lat, 50).toFixed(1)} ms, p99 ${pct(floor.lat, 99).toFixed(1)} ms, ${(floor.lat.length / (floor.wallMs / 1000)).toFixed(0)}/s; accept p99 / HTTP floor p99 ${acceptRatio(accept, floor).toFixed(2)}\n`;
+
 /** Accept p99 over the baseline's p99 (the goal's ratio). */
 export const acceptRatio = (accept: Driven, floor: Driven): number => pct(accept.lat, 99) / Math.max(pct(floor.lat, 99), 0.001);
 
-/** A `bintel worker` process on `namespace` (with `env` added), once it says it runs. */
-export async function startWorker(namespace: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/bintel.js'), 'worker'], { env: { ...process.env, BINTEL_NAMESPACE: namespace, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** A `bintel worker` process on `namespace` (with `env` added; of checkout `root`, default this one), once it says it runs. */
+export async function startWorker(namespace: string, env: Record<string, string> = {}, root = ROOT): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(root, 'bin/bintel.js'), 'worker'], { env: { ...process.env, BINTEL_NAMESPACE: namespace, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('worker running') && resolve());
     child.once('exit', (code) => reject(new Error(`bintel worker exited with ${code}`)));

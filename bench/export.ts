@@ -42,7 +42,7 @@ import { aliasName } from '../core/names.ts';
 import { createServices, type Services } from '../server/context.ts';
 import { exportJobKind, loadJob } from '../server/jobs/kinds/export.ts';
 import { hashSecret } from '../server/services/keys.ts';
-import { ACCEPT_GOAL, acceptRatio, bareAdds, benchOrgs, cpuPer, cpuText, floorQueue, pct, postJobs, startWorker, type AcceptedJob, type BenchOrg } from './accept.ts';
+import { ACCEPT_GOAL, acceptRatio, bareAdds, benchOrgs, cpuPer, cpuText, floorQueue, httpAddFloor, httpFloorLine, pct, postJobs, startWorker, type AcceptedJob, type BenchOrg } from './accept.ts';
 import { esPids, pidsOf } from './proc.ts';
 import { spawnServer } from './server.ts';
 
@@ -59,6 +59,8 @@ const { values: args } = parseArgs({
     'idempotency-keys': { type: 'boolean', default: false },
     'no-drain': { type: 'boolean', default: false },
     warmup: { type: 'string', default: '300' },
+    /** Another checkout whose API (and worker) is measured: a before/after with the same bench code. */
+    api: { type: 'string' },
   },
 });
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
@@ -182,8 +184,9 @@ async function acceptance(services: Services): Promise<void> {
   const ORGS = Number(args.orgs);
   const rows = Number(args['accept-rows']);
   const cap = Math.max(JOBS, CONFIG_DEFAULTS.exportMaxActive);
-  const api = await spawnServer(config.namespace, { env: { BINTEL_WORKER_IN_PROCESS: '0', BINTEL_EXPORT_MAX_ACTIVE: String(cap) } });
+  const api = await spawnServer(config.namespace, { root: args.api, env: { BINTEL_WORKER_IN_PROCESS: '0', BINTEL_EXPORT_MAX_ACTIVE: String(cap) } });
   const floorQ = floorQueue(config, services);
+  const httpFloor = await httpAddFloor(config, services);
   const exportsConn = createRedis(config, { autoPipelining: false });
   const exportsQ = new Queue(exportJobKind.name, { connection: exportsConn, prefix: services.rk.queuePrefix() });
   const body = JSON.stringify({ resource: 'companies', max_rows: rows, ...Object.fromEntries(new URLSearchParams(FILTERS)) });
@@ -217,10 +220,14 @@ async function acceptance(services: Services): Promise<void> {
       if (!payload) throw new Error(`job ${accept.jobs[0].id} is not in the exports queue`);
       const added = await cpuPer({ redis: redisPids }, JOBS, () => bareAdds(floorQ.queue, JOBS, clients, payload, orgs[0].org));
       const floor = added.result;
+      // The HTTP floor gets the queued payload as its body and adds it as is (one warm-up run first).
+      const floorBody = JSON.stringify(payload);
+      await postJobs({ url: `${httpFloor.url}/`, n: Math.min(JOBS, 200), clients, orgs, body: () => floorBody });
+      const overHttp = await postJobs({ url: `${httpFloor.url}/`, n: JOBS, clients, orgs, body: () => floorBody });
       notes.push(`${clients} clients: CPU per accept: ${cpuText(posted.cpu)}; per bare add: ${cpuText(added.cpu)}`);
       const ratio = acceptRatio(accept, floor);
       process.stdout.write(
-        `${String(clients).padStart(7)}  ${(JOBS / (accept.wallMs / 1000)).toFixed(0).padStart(10)}  ${pct(accept.lat, 50).toFixed(1).padStart(7)} ms  ${pct(accept.lat, 99).toFixed(1).padStart(7)} ms  ${pct(floor.lat, 50).toFixed(1).padStart(16)} ms  ${pct(floor.lat, 99).toFixed(1).padStart(6)} ms  ${(JOBS / (floor.wallMs / 1000)).toFixed(0).padStart(7)}  ${String(JSON.stringify(payload).length).padStart(5)} B  ${ratio.toFixed(2).padStart(13)}  ${ratio <= ACCEPT_GOAL ? 'met' : 'not met'}\n`,
+        `${String(clients).padStart(7)}  ${(JOBS / (accept.wallMs / 1000)).toFixed(0).padStart(10)}  ${pct(accept.lat, 50).toFixed(1).padStart(7)} ms  ${pct(accept.lat, 99).toFixed(1).padStart(7)} ms  ${pct(floor.lat, 50).toFixed(1).padStart(16)} ms  ${pct(floor.lat, 99).toFixed(1).padStart(6)} ms  ${(JOBS / (floor.wallMs / 1000)).toFixed(0).padStart(7)}  ${String(JSON.stringify(payload).length).padStart(5)} B  ${ratio.toFixed(2).padStart(13)}  ${ratio <= ACCEPT_GOAL ? 'met' : 'not met'}\n${httpFloorLine(accept, overHttp)}`,
       );
     }
     process.stdout.write(`${notes.join('\n')}\n(CPU from /proc while each ran: bench is this process, the clients and the BullMQ caller; work of other processes on the same Elasticsearch and Redis counts too)\n`);
@@ -228,6 +235,7 @@ async function acceptance(services: Services): Promise<void> {
     if (!args['no-drain']) await drain(services, runs);
   } finally {
     await floorQ.close();
+    await httpFloor.close();
     await cleanup(services, exportsQ, runs);
     await exportsQ.close();
     exportsConn.disconnect();
@@ -237,7 +245,7 @@ async function acceptance(services: Services): Promise<void> {
 /** One `bintel worker` runs the accepted exports; every one must complete with all its rows, and each organization pays exactly its reservations. */
 async function drain(services: Services, runs: AcceptRun[]): Promise<void> {
   const t0 = performance.now();
-  const worker = await startWorker(config.namespace);
+  const worker = await startWorker(config.namespace, {}, args.api);
   const all = runs.flatMap((r) => r.jobs.map((j) => ({ ...j, org: r.orgs[j.org] })));
   try {
     const deadline = Date.now() + 600_000;

@@ -25,34 +25,20 @@ import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadConfig } from '../core/config.ts';
 import { aliasName } from '../core/names.ts';
 import { entity } from '../mappings/index.ts';
 import { createServices } from '../server/context.ts';
 import { buildAutocomplete, parseAutocomplete } from '../server/read/autocomplete.ts';
 import { cpuSeconds } from './proc.ts';
-import { spawnServer, type SpawnedServer } from './server.ts';
+import { spawnSearchFloor, spawnServer } from './server.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const { values: args } = parseArgs({ options: { a: { type: 'string' }, rounds: { type: 'string', default: '3' }, amount: { type: 'string', default: '1500' }, trips: { type: 'string', default: '100' }, only: { type: 'string' } } });
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq` });
 const SERVE_ENV = { BINTEL_WORKER_IN_PROCESS: '0' };
-
-/** The floor proxy (bench/floor-proxy.mjs) for one search, in its own process. */
-async function spawnFloor(index: string, body: unknown): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/floor-proxy.mjs')], { env: { ...process.env, FLOOR_ES: config.esUrl, FLOOR_PATH: `/${index}/_search`, FLOOR_BODY: JSON.stringify(body) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((ok, fail) => {
-    child.stdout.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(d.toString());
-      if (m) ok(Number(m[1]));
-    });
-    child.once('exit', (code) => fail(new Error(`floor proxy exited with ${code}`)));
-  });
-  return { pid: child.pid!, url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((ok) => (child.once('exit', () => ok()), child.kill('SIGTERM'))) };
-}
 
 /** A TCP proxy to Redis counting round trips (see the module comment). */
 async function countingProxy(target: URL): Promise<{ url: string; trips: () => number; close: () => Promise<void> }> {
@@ -150,7 +136,7 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   try {
     for (const p of paths) {
-      const floor = await spawnFloor(p.index, p.floorBody);
+      const floor = await spawnSearchFloor(config.esUrl, p.index, p.floorBody);
       const targets = [{ name: 'floor', srv: floor, headers: {} as Record<string, string>, paths: ['/'] }, ...trees.map((t, i) => ({ name: t.name, srv: servers[i], headers, paths: p.paths }))];
       for (const connections of [1, 10]) {
         const run = async (t: (typeof targets)[number], amount: number): Promise<number> => {

@@ -20,13 +20,11 @@ import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-const ROOT = new URL('..', import.meta.url).pathname;
 import { loadConfig } from '../core/config.ts';
 import { createServices } from '../server/context.ts';
-import { spawn } from 'node:child_process';
 import { ensureEs } from '../local/es-local.ts';
 import { cpuSeconds, pidsOf } from './proc.ts';
-import { spawnServer } from './server.ts';
+import { spawnSearchFloor, spawnServer } from './server.ts';
 import { ensureRedis } from '../local/redis-local.ts';
 import { generate } from '../ingest/generate/index.ts';
 import { ingestFile } from '../ingest/run.ts';
@@ -74,28 +72,6 @@ async function measure(opts: autocannon.Options): Promise<Result & { total: numb
   return { rps: Math.round(res.requests.average), p50: res.latency.p50, p99: res.latency.p99, total: res.requests.total };
 }
 
-/** The floor proxy (bench/floor-proxy.mjs) for one search, in its own process. */
-async function spawnFloor(index: string, body: unknown): Promise<{ pid: number; url: string; close: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/floor-proxy.mjs')], {
-    env: { ...process.env, FLOOR_ES: config.esUrl, FLOOR_PATH: `/${index}/_search`, FLOOR_BODY: JSON.stringify(body) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(d.toString());
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`floor proxy exited with ${code}`)));
-  });
-  return {
-    pid: child.pid!,
-    url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
-  };
-}
 
 async function main(): Promise<void> {
   await ensureEs(config);
@@ -148,7 +124,7 @@ async function main(): Promise<void> {
     await measure({ url: running.url + path, headers: auth, duration: 2 });
     const api = await accounted(procs, () => measure({ url: running.url + path, headers: auth }));
     const direct = await accounted(procs, () => measure({ url: `${config.esUrl}/${index}/_search`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-    const proxy = await spawnFloor(index, body);
+    const proxy = await spawnSearchFloor(config.esUrl, index, body);
     const floor = await accounted({ ...procs, api: [proxy.pid] }, () => measure({ url: proxy.url }));
     await proxy.close();
     const ratio = api.p50 / Math.max(direct.p50, 0.001);

@@ -45,3 +45,31 @@ export async function spawnServer(namespace: string, opts: { profileDir?: string
       }),
   };
 }
+
+/**
+ * A floor server (a bare `bench/*.mjs` baseline that prints `listening <port>`) in its own
+ * process, with `env` added: bench/floor-proxy.mjs for a search, bench/floor-add.mjs for a job.
+ */
+export async function spawnFloor(script: string, env: Record<string, string>): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, [join(ROOT, 'bench', script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return {
+    pid: child.pid as number,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The floor proxy (bench/floor-proxy.mjs) of one search body on `index`. */
+export const spawnSearchFloor = (esUrl: string, index: string, body: unknown): Promise<SpawnedServer> =>
+  spawnFloor('floor-proxy.mjs', { FLOOR_ES: esUrl, FLOOR_PATH: `/${index}/_search`, FLOOR_BODY: JSON.stringify(body) });
