@@ -2,7 +2,7 @@
  * The API in its own process for benchmarks: `bintel serve` on a free port, with the bench's
  * namespace and limits high enough that only the work is measured.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
@@ -13,6 +13,19 @@ export interface SpawnedServer {
   pid: number;
   url: string;
   close: () => Promise<void>;
+}
+
+/** A child process serving on `port` as a SpawnedServer: `close` ends it with SIGTERM and waits for it. */
+function served(child: ChildProcess, port: number): SpawnedServer {
+  return {
+    pid: child.pid as number,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 /**
@@ -35,15 +48,7 @@ export async function spawnServer(namespace: string, opts: { profileDir?: string
     child.stdout.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
     child.once('exit', (code) => reject(new Error(`bintel serve exited with ${code}`)));
   });
-  return {
-    pid: child.pid as number,
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return served(child, port);
 }
 
 /**
@@ -59,15 +64,7 @@ export async function spawnFloor(script: string, env: Record<string, string>): P
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
-  return {
-    pid: child.pid as number,
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return served(child, port);
 }
 
 /** The floor proxy (bench/floor-proxy.mjs) of one search body on `index`. */
