@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Es } from '../../core/adapters/es.ts';
-import { NotFoundError } from '../../core/errors.ts';
+import { NotFoundError, ServiceUnavailableError } from '../../core/errors.ts';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
 
@@ -88,8 +88,12 @@ export class ReadMemory {
     // A cache hit never awaits the query: its failure is the caller's to report (it builds it), not an unhandled rejection here.
     query.catch(() => {});
     for (let attempt = 0; ; attempt++) {
-      const generation = await this.generation(alias).catch(() => null);
-      // No alias to resolve (or Elasticsearch not answering): the count on the alias answers or fails as it always did.
+      // Elasticsearch not answering fails the count at once (not once for the alias and again for the count).
+      const generation = await this.generation(alias).catch((err: unknown) => {
+        if (err instanceof ServiceUnavailableError) throw err;
+        return null;
+      });
+      // No single index behind the alias: the count on the alias answers or fails as it always did.
       if (generation === null) return (await this.es.count({ index: alias, query: await query })).count;
       const key = this.countKey(generation, countKey);
       const cached = await this.redis.get(key);

@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { ReadMemory } from '../../server/services/read-memory.ts';
-import { NotFoundError } from '../../core/errors.ts';
+import { NotFoundError, ServiceUnavailableError } from '../../core/errors.ts';
+import { createEs } from '../../core/adapters/es.ts';
 import { redisKeys } from '../../core/names.ts';
 import { closeAll, testConfig, testEs, testIndex, testRedis } from '../helpers/env.ts';
 import { loadGenerated, startHarness, withOrg, type Harness } from './harness.ts';
@@ -87,6 +88,19 @@ t('a missing alias fails as the count on it always did (no cached answer)', asyn
     .then(() => null, (e: unknown) => e);
   assert.instance(err, NotFoundError);
   assert.is((err as NotFoundError).what, 'index');
+});
+
+t('Elasticsearch not answering: the count fails as unavailable after one request, nothing cached', async () => {
+  const asked: string[] = [];
+  const down = createEs({ esUrl: 'http://127.0.0.1:1' }, { maxRetries: 0, requestTimeout: 2000, observe: (op) => asked.push(op) });
+  const m = new ReadMemory(testRedis(), redisKeys(testConfig().namespace), down, pino({ level: 'silent' }));
+  const key = `tx-${randomUUID()}`;
+  const err = await m.exactCount(alias, key, match('TX')).then(() => null, (e: unknown) => e);
+  assert.instance(err, ServiceUnavailableError);
+  assert.equal(asked, ['_alias'], 'one request: the alias read, not the count on the alias after it');
+  // The next call (Elasticsearch back) counts: the failure left no generation and no count behind.
+  assert.is(await memory(60_000).exactCount(alias, key, match('TX')), (await testEs().count({ index: alias, query: { term: { state: 'TX' } } })).count);
+  await down.close();
 });
 
 let h: Harness;
