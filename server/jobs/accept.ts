@@ -112,7 +112,8 @@ export async function accept<B, P, R extends JobRecord>(services: Services, kind
   const { rk, config, redis } = services;
   const { key } = auth;
   const body = await kind.parse(services, auth, raw);
-  const fingerprint = fingerprintOf(kind.name, key.id, raw);
+  // Without an Idempotency-Key nothing is claimed, so nothing is compared: the body is not hashed.
+  const fingerprint = idemKey ? fingerprintOf(kind.name, key.id, raw) : '';
   const claimKey = idemKey ? rk.idemClaim(key.org, key.user, kind.name, idemKey) : rk.idemClaim(key.org, key.user, kind.name, '-');
   if (idemKey) {
     const earlier = await readClaim(services, claimKey);
