@@ -94,7 +94,11 @@ export interface AcceptedJob {
  * and the baseline share.
  */
 const pools = new Map<string, Pool>();
-const poolOf = (origin: string): Pool => pools.get(origin) ?? (pools.set(origin, new Pool(origin)), pools.get(origin)!);
+function poolOf(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (!pool) pools.set(origin, (pool = new Pool(origin)));
+  return pool;
+}
 
 /**
  * `n` POSTs of `body(i)` to `url` by `clients` concurrent clients, client `k` with the key of

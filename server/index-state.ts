@@ -24,12 +24,25 @@ export async function readAliases(es: Es, ns: string): Promise<AliasState[]> {
   const aliases = ENTITY_NAMES.map((resource) => ({ resource, alias: aliasName(ns, resource) }));
   // A missing alias among several is a 404 whose body still lists the ones found (ignored: read as an answer).
   const res = (await es.indices.getAlias({ name: aliases.map((a) => a.alias) }, { ...CHECK, ignore: [404] })) as unknown as Record<string, unknown>;
-  const behind = new Map<string, string>();
+  const behind = indicesByAlias(res);
+  return aliases.map((a) => ({ ...a, index: behind.get(a.alias)?.at(-1) ?? null }));
+}
+
+/** The one index behind `alias` (the count cache keys by it); rejects when the alias is missing or stands for several. */
+export async function indexBehind(es: Es, alias: string): Promise<string> {
+  const found = indicesByAlias((await es.indices.getAlias({ name: alias })) as unknown as Record<string, unknown>).get(alias) ?? [];
+  if (found.length !== 1) throw new Error(`alias ${alias} stands for ${found.length} indices`);
+  return found[0];
+}
+
+/** The indices each alias of a getAlias answer stands for. */
+function indicesByAlias(res: Record<string, unknown> | undefined): Map<string, string[]> {
+  const behind = new Map<string, string[]>();
   for (const [index, entry] of Object.entries(res ?? {})) {
     const names = (entry as { aliases?: Record<string, unknown> } | null)?.aliases;
-    if (names && typeof names === 'object') for (const a of Object.keys(names)) behind.set(a, index);
+    if (names && typeof names === 'object') for (const a of Object.keys(names)) behind.set(a, [...(behind.get(a) ?? []), index]);
   }
-  return aliases.map((a) => ({ ...a, index: behind.get(a.alias) ?? null }));
+  return behind;
 }
 
 /** The lookalike graph state of each index given (`ready` unless a load marked it building). */

@@ -48,7 +48,7 @@ export function crawlStep(services: Services, auth: AuthState, req: ListRequest,
 
 /** count_only and dry_run: the count of the query, no rows. */
 async function countAnswer(services: Services, auth: AuthState, req: ListRequest, q: { index: string; body: SearchBody; grant: Grant }): Promise<ReadResult> {
-  const count = await services.readMemory.exactCount(q.index, countKeyOf(auth, req), Promise.resolve(q.body.query));
+  const count = await services.readMemory.exactCount(q.index, countKeyOf(auth, req), q.body.query);
   const tiers = tierMeta(q.grant);
   if (req.countOnly) return { data: { total_count: count }, meta: { total_count: count, ...tiers, credits_charged: 0 } };
   const rows = Math.max(0, Math.min(req.pageSize, count - req.page * req.pageSize));
@@ -94,9 +94,10 @@ export async function listRows(services: Services, auth: AuthState, req: ListReq
   const last = pageHits[pageHits.length - 1];
   const end: Cursor | null = last ? { f: fp, p: page + 1, a: last.sort as unknown[], g: last._index } : null;
   // The debit, the count-cache read and the page-end write leave in one Redis pipeline (same tick).
+  const countKey = countKeyOf(auth, req, context);
   const [charge, total] = await Promise.all([
     chargeRows(services, { auth, def, tier: grant.projection.tier, rows: rows.length, signals: req.signals, crawl, delivery: deliveryOf(pageHits) }),
-    !req.includeCount ? undefined : fetched.hits.length ? exactTotal(services, { page: fetched, body, countKey: countKeyOf(auth, req, context) }) : services.readMemory.exactCount(index, countKeyOf(auth, req, context), Promise.resolve(body.query)),
+    !req.includeCount ? undefined : fetched.hits.length ? exactTotal(services, { page: fetched, body, countKey }) : services.readMemory.exactCount(index, countKey, body.query),
     end ? services.readMemory.remember(fp, page, end) : null,
   ]);
   return {

@@ -12,6 +12,7 @@ import type { Es } from '../../core/adapters/es.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../core/errors.ts';
 import type { RedisClient } from '../../core/adapters/redis.ts';
 import type { RedisKeys } from '../../core/names.ts';
+import { indexBehind } from '../index-state.ts';
 
 /** An Elasticsearch query (a clause of the query DSL). */
 type CountQuery = Record<string, unknown>;
@@ -84,7 +85,8 @@ export class ReadMemory {
    * the concrete index the key names) and cached. The cache is read at once; `query` (the built
    * query, which may wait on the caller's context) is awaited only to count.
    */
-  async exactCount(alias: string, countKey: string, query: Promise<CountQuery>): Promise<number> {
+  async exactCount(alias: string, countKey: string, built: CountQuery | Promise<CountQuery>): Promise<number> {
+    const query = Promise.resolve(built);
     // A cache hit never awaits the query: its failure is the caller's to report (it builds it), not an unhandled rejection here.
     query.catch(() => {});
     for (let attempt = 0; ; attempt++) {
@@ -114,11 +116,7 @@ export class ReadMemory {
   generation(alias: string): Promise<string> {
     const known = this.generations.get(alias);
     if (known && Date.now() - known.at < this.generationTtlMs) return known.index;
-    const index = this.es.indices.getAlias({ name: alias }).then((res) => {
-      const names = Object.keys(res);
-      if (names.length !== 1) throw new Error(`alias ${alias} names ${names.length} indices`);
-      return names[0];
-    });
+    const index = indexBehind(this.es, alias);
     const entry = { index, at: Date.now() };
     this.generations.set(alias, entry);
     // A failed read is not remembered: the next call reads again.
