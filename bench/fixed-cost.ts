@@ -12,6 +12,10 @@
  * interleaved, so drift on the shared machine falls on all alike; it prints the API process's CPU
  * ms per request (from /proc) beside the floor's, and their ratio (goal: at most 1.3).
  *
+ * Two more floors run in the same rounds: the proxy with the Redis round trips that any API keeping
+ * its callers and credits in Redis must make, as bare single commands and nothing else (a DECRBY
+ * after the search; a GET before it and the DECRBY), to show what those trips alone cost here.
+ *
  * `--a <checkout>`: also runs another checkout's server (its own node_modules, a symlink will do)
  * in the same rounds, for a before/after in one run.
  *
@@ -39,6 +43,8 @@ const { values: args } = parseArgs({ options: { a: { type: 'string' }, rounds: {
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq` });
 const SERVE_ENV = { BINTEL_WORKER_IN_PROCESS: '0' };
+/** bench/floor-proxy.mjs alone, then with its one and two Redis round trips (the debit; the caller's record and the debit). */
+const FLOOR_NAMES = ['floor', 'floor + debit trip', 'floor + caller and debit trips'];
 
 /** A TCP proxy to Redis counting round trips (see the module comment). */
 async function countingProxy(target: URL): Promise<{ url: string; trips: () => number; close: () => Promise<void> }> {
@@ -136,8 +142,12 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   try {
     for (const p of paths) {
-      const floor = await spawnSearchFloor(config.esUrl, p.index, p.floorBody);
-      const targets = [{ name: 'floor', srv: floor, headers: {} as Record<string, string>, paths: ['/'] }, ...trees.map((t, i) => ({ name: t.name, srv: servers[i], headers, paths: p.paths }))];
+      // The floor, and the floor with the Redis round trips an API keeping callers and credits in Redis cannot skip.
+      const floors = await Promise.all([0, 1, 2].map((n) => spawnSearchFloor(config.esUrl, p.index, p.floorBody, { FLOOR_REDIS_TRIPS: String(n), FLOOR_REDIS: config.redisUrl, FLOOR_PREFIX: config.namespace })));
+      const targets = [
+        ...floors.map((srv, n) => ({ name: FLOOR_NAMES[n], srv, headers: {} as Record<string, string>, paths: ['/'] })),
+        ...trees.map((t, i) => ({ name: t.name, srv: servers[i], headers, paths: p.paths })),
+      ];
       for (const connections of [1, 10]) {
         const run = async (t: (typeof targets)[number], amount: number): Promise<number> => {
           let i = 0;
@@ -153,12 +163,12 @@ async function main(): Promise<void> {
         const f = mean(cpu[0]);
         lines.push(`| ${p.label} | ${connections} | ${f.toFixed(3)} | ${targets.slice(1).map((t, i) => `${mean(cpu[i + 1]).toFixed(3)} (${(mean(cpu[i + 1]) / f).toFixed(2)}×)`).join(' | ')} |`);
       }
-      await floor.close();
+      for (const f of floors) await f.close();
     }
   } finally {
     for (const s of servers) await s.close();
   }
-  process.stdout.write(`\nCPU ms per request (mean of ${args.rounds} rounds of ${args.amount}, interleaved), and the ratio to the floor:\n\n| path | connections | floor | ${trees.map((t) => t.name).join(' | ')} |\n|---|---|---|${trees.map(() => '---|').join('')}\n${lines.join('\n')}\n`);
+  process.stdout.write(`\nCPU ms per request (mean of ${args.rounds} rounds of ${args.amount}, interleaved), and the ratio to the floor:\n\n| path | connections | floor | ${[...FLOOR_NAMES.slice(1), ...trees.map((t) => t.name)].join(' | ')} |\n|---|---|---|${[...FLOOR_NAMES.slice(1), ...trees].map(() => '---|').join('')}\n${lines.join('\n')}\n`);
   await services.close();
 }
 

@@ -67,6 +67,6 @@ export async function spawnFloor(script: string, env: Record<string, string>): P
   return served(child, port);
 }
 
-/** The floor proxy (bench/floor-proxy.mjs) of one search body on `index`. */
-export const spawnSearchFloor = (esUrl: string, index: string, body: unknown): Promise<SpawnedServer> =>
-  spawnFloor('floor-proxy.mjs', { FLOOR_ES: esUrl, FLOOR_PATH: `/${index}/_search`, FLOOR_BODY: JSON.stringify(body) });
+/** The floor proxy (bench/floor-proxy.mjs) of one search body on `index`; `env` may add its Redis round trips. */
+export const spawnSearchFloor = (esUrl: string, index: string, body: unknown, env: Record<string, string> = {}): Promise<SpawnedServer> =>
+  spawnFloor('floor-proxy.mjs', { FLOOR_ES: esUrl, FLOOR_PATH: `/${index}/_search`, FLOOR_BODY: JSON.stringify(body), ...env });
