@@ -8,8 +8,9 @@
  * bare Node proxy, no auth, Redis, routing or shaping): a 1-row paid read (a list page of one row, of companies and of personnel,
  * whose rows carry the caller's CRM status and tags),
  * an autocomplete, and a detail (one record by id; its floor is the ids query). For 1 and 10
- * connections autocannon sends `amount` requests to each server in turn, `rounds` times,
- * interleaved, so drift on the shared machine falls on all alike; it prints the API process's CPU
+ * connections autocannon sends `warmup` requests to each server (3,000: the API's first thousands
+ * of requests still run code V8 has not optimized yet), then `amount` requests to each in turn,
+ * `rounds` times, interleaved, so drift on the shared machine falls on all alike; it prints the API process's CPU
  * ms per request (from /proc) beside the floor's, and their ratio (goal: at most 1.3).
  *
  * Two more floors run in the same rounds: the proxy with the Redis round trips that any API keeping
@@ -39,7 +40,7 @@ import { cpuSeconds } from './proc.ts';
 import { spawnSearchFloor, spawnServer } from './server.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const { values: args } = parseArgs({ options: { a: { type: 'string' }, rounds: { type: 'string', default: '3' }, amount: { type: 'string', default: '1500' }, trips: { type: 'string', default: '100' }, only: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { a: { type: 'string' }, rounds: { type: 'string', default: '3' }, amount: { type: 'string', default: '1500' }, trips: { type: 'string', default: '100' }, warmup: { type: 'string', default: '3000' }, only: { type: 'string' } } });
 const base = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const config = Object.freeze({ ...base, namespace: `${base.namespace}-benchq` });
 const SERVE_ENV = { BINTEL_WORKER_IN_PROCESS: '0' };
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
           if (res.non2xx || res.errors) throw new Error(`${t.name} ${p.label}: ${res.non2xx} non-2xx, ${res.errors} errors`);
           return ((cpuSeconds(t.srv.pid) - c0) * 1000) / amount;
         };
-        for (const t of targets) await run(t, 300); // warm-up
+        for (const t of targets) await run(t, Number(args.warmup)); // to steady state: the API's code takes thousands of requests to be optimized
         const cpu: number[][] = targets.map(() => []);
         for (let r = 0; r < Number(args.rounds); r++) for (let i = 0; i < targets.length; i++) cpu[i].push(await run(targets[i], Number(args.amount)));
         const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
