@@ -7,10 +7,10 @@
  * Four paths, each against the floor of the same Elasticsearch request (bench/floor-proxy.mjs: a
  * bare Node proxy, no auth, Redis, routing or shaping): a 1-row paid read (a list page of one row, of companies and of personnel,
  * whose rows carry the caller's CRM status and tags),
- * an autocomplete, and a detail (one record by id; its floor is the ids query). For 1 and 10
- * connections autocannon sends `warmup` requests to each server (3,000: the API's first thousands
- * of requests still run code V8 has not optimized yet), then `amount` requests to each in turn,
- * `rounds` times, interleaved, so drift on the shared machine falls on all alike; it prints the API process's CPU
+ * an autocomplete, and a detail (one record by id; its floor is the ids query). For each path
+ * autocannon first sends `warmup` requests to each server at 10 connections (3,000: the API's
+ * first thousands of requests still run code V8 has not optimized yet); then, for 1 and 10
+ * connections, `amount` requests to each in turn, `rounds` times, interleaved, so drift on the shared machine falls on all alike; it prints the API process's CPU
  * ms per request (from /proc) beside the floor's, and their ratio (goal: at most 1.3).
  *
  * Two more floors run in the same rounds: the proxy with the Redis round trips that any API keeping
@@ -149,17 +149,18 @@ async function main(): Promise<void> {
         ...floors.map((srv, n) => ({ name: FLOOR_NAMES[n], srv, headers: {} as Record<string, string>, paths: ['/'] })),
         ...trees.map((t, i) => ({ name: t.name, srv: servers[i], headers, paths: p.paths })),
       ];
+      const run = async (t: (typeof targets)[number], amount: number, connections: number): Promise<number> => {
+        let i = 0;
+        const c0 = cpuSeconds(t.srv.pid);
+        const res = await autocannon({ url: t.srv.url, headers: t.headers, connections, amount, requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: t.paths[i++ % t.paths.length] }) }] as never });
+        if (res.non2xx || res.errors) throw new Error(`${t.name} ${p.label}: ${res.non2xx} non-2xx, ${res.errors} errors`);
+        return ((cpuSeconds(t.srv.pid) - c0) * 1000) / amount;
+      };
+      // To steady state, once per path: the API's code takes thousands of requests to be optimized.
+      for (const t of targets) await run(t, Number(args.warmup), 10);
       for (const connections of [1, 10]) {
-        const run = async (t: (typeof targets)[number], amount: number): Promise<number> => {
-          let i = 0;
-          const c0 = cpuSeconds(t.srv.pid);
-          const res = await autocannon({ url: t.srv.url, headers: t.headers, connections, amount, requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: t.paths[i++ % t.paths.length] }) }] as never });
-          if (res.non2xx || res.errors) throw new Error(`${t.name} ${p.label}: ${res.non2xx} non-2xx, ${res.errors} errors`);
-          return ((cpuSeconds(t.srv.pid) - c0) * 1000) / amount;
-        };
-        for (const t of targets) await run(t, Number(args.warmup)); // to steady state: the API's code takes thousands of requests to be optimized
         const cpu: number[][] = targets.map(() => []);
-        for (let r = 0; r < Number(args.rounds); r++) for (let i = 0; i < targets.length; i++) cpu[i].push(await run(targets[i], Number(args.amount)));
+        for (let r = 0; r < Number(args.rounds); r++) for (let i = 0; i < targets.length; i++) cpu[i].push(await run(targets[i], Number(args.amount), connections));
         const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
         const f = mean(cpu[0]);
         lines.push(`| ${p.label} | ${connections} | ${f.toFixed(3)} | ${targets.slice(1).map((t, i) => `${mean(cpu[i + 1]).toFixed(3)} (${(mean(cpu[i + 1]) / f).toFixed(2)}×)`).join(' | ')} |`);
@@ -169,7 +170,8 @@ async function main(): Promise<void> {
   } finally {
     for (const s of servers) await s.close();
   }
-  process.stdout.write(`\nCPU ms per request (mean of ${args.rounds} rounds of ${args.amount}, interleaved), and the ratio to the floor:\n\n| path | connections | floor | ${[...FLOOR_NAMES.slice(1), ...trees.map((t) => t.name)].join(' | ')} |\n|---|---|---|${[...FLOOR_NAMES.slice(1), ...trees].map(() => '---|').join('')}\n${lines.join('\n')}\n`);
+  const columns = [...FLOOR_NAMES.slice(1), ...trees.map((t) => t.name)];
+  process.stdout.write(`\nCPU ms per request (mean of ${args.rounds} rounds of ${args.amount}, interleaved), and the ratio to the floor:\n\n| path | connections | floor | ${columns.join(' | ')} |\n|---|---|---|${columns.map(() => '---|').join('')}\n${lines.join('\n')}\n`);
   await services.close();
 }
 
